@@ -1,0 +1,22 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { ServiceError } from '../errors';
+
+/**
+ * Turns what an activity threw into the failure Temporal records. A ServiceError keeps its
+ * code as the failure type, which is how the API later finds the spec's status and message;
+ * anything else is an unexpected fault and stays retryable.
+ */
+export async function reportingFailures<T>(work: () => Promise<T>, retryable: (err: ServiceError) => boolean): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof ServiceError) {
+      throw ApplicationFailure.create({
+        type: err.code,
+        message: err.detail ?? err.message,
+        nonRetryable: !retryable(err),
+      });
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,82 @@
+import Router from '@koa/router';
+import Koa, { type Context } from 'koa';
+import { ulid } from 'ulid';
+import type { Client, WorkflowStartOptions } from '@temporalio/client';
+import type { Duration, WorkflowResultType } from '@temporalio/common';
+import type { Workflow } from '@temporalio/workflow';
+import type { Config } from '../config';
+import { ServiceError } from '../errors';
+import type { Logger } from '../logger';
+import { AddressPolicy } from '../net/addressPolicy';
+import { bearerAuth } from './middleware/auth';
+import { errorResponses } from './middleware/errorResponses';
+import { jsonBody } from './middleware/jsonBody';
+import { requestLog } from './middleware/requestLog';
+import { extractMarkdownRoute } from './routes/extractMarkdown';
+import type { ApiState } from './state';
+
+export interface RunOptions<W extends Workflow> {
+  args: Parameters<W>;
+  /** Shown in the Temporal UI beside the run. */
+  url?: string;
+  timeout: Duration;
+}
+
+export interface ApiDeps {
+  config: Config;
+  policy: AddressPolicy;
+  /** Starts one workflow for the request and waits for its result. */
+  runWorkflow<W extends Workflow>(ctx: Context, operation: string, workflow: W, options: RunOptions<W>): Promise<WorkflowResultType<W>>;
+}
+
+export function createApiDeps(config: Config, client: Client): ApiDeps {
+  return {
+    config,
+    policy: new AddressPolicy(config.allowInternalHosts),
+    async runWorkflow(ctx, operation, workflow, options) {
+      const organization = (ctx.state as ApiState).organization ?? 'anonymous';
+      // The id names the organization and operation so runs can be found by either in the UI.
+      const workflowId = `${organization}/${operation}/${ulid()}`;
+      (ctx.state as ApiState).workflowId = workflowId;
+      return client.workflow.execute(workflow, {
+        workflowId,
+        taskQueue: config.taskQueues.workflows,
+        args: options.args,
+        workflowExecutionTimeout: options.timeout,
+        memo: { organization, operation, ...(options.url ? { url: options.url } : {}) },
+        staticSummary: options.url ? `${operation} ${options.url}` : operation,
+      } as unknown as WorkflowStartOptions<typeof workflow>);
+    },
+  };
+}
+
+export function createApp(deps: ApiDeps, logger: Logger): Koa<ApiState> {
+  const app = new Koa<ApiState>({ proxy: false });
+  const router = new Router<ApiState>({ prefix: '/v1' });
+  router.post('/extract/markdown', extractMarkdownRoute(deps));
+
+  app.use(requestLog(logger));
+  app.use(errorResponses());
+  app.use(async (ctx, next) => {
+    if (ctx.path === '/healthz') {
+      ctx.body = { status: 'ok' };
+      return;
+    }
+    await next();
+  });
+  app.use(bearerAuth(deps.config.apiKeys));
+  app.use(jsonBody(deps.config.bodyLimitBytes));
+  app.use(async (ctx, next) => {
+    await next();
+    if (ctx.status === 404 && ctx.body == null) throw new ServiceError('not_found');
+  });
+  app.use(router.routes());
+  app.use(
+    router.allowedMethods({
+      throw: true,
+      methodNotAllowed: () => new ServiceError('method_not_allowed'),
+      notImplemented: () => new ServiceError('method_not_allowed'),
+    }),
+  );
+  return app;
+}

@@ -1,0 +1,49 @@
+import { Client, Connection } from '@temporalio/client';
+import { ConfigError, loadConfig, type Config } from '../config';
+import { createLogger, type Logger } from '../logger';
+import { connectionOptions } from '../temporalConnection';
+import { createApiDeps, createApp } from './app';
+
+/** Temporal may still be starting beside us (compose, the embedded launcher): wait a while for it. */
+async function connectWithRetry(config: Config, logger: Logger): Promise<Connection> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      return await Connection.connect(connectionOptions(config.temporal));
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      logger.warn({ address: config.temporal.address }, 'Temporal not reachable yet, retrying');
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel, 'api');
+  if (config.apiKeys.size === 0) throw new ConfigError('API_KEYS', 'no API keys configured; set key:organization pairs');
+  const connection = await connectWithRetry(config, logger);
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const app = createApp(createApiDeps(config, client), logger);
+  const server = app.listen(config.port, config.host, () => {
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    logger.info({ url: `http://${config.host}:${port}/v1` }, 'API listening');
+  });
+  server.keepAliveTimeout = 65_000;
+  // Long extractions hold a request open; the server must not cut them short.
+  server.requestTimeout = 0;
+  const stop = (): void => {
+    logger.info('API shutting down');
+    server.close(() => void connection.close().finally(() => process.exit(0)));
+    server.closeIdleConnections();
+    setTimeout(() => process.exit(0), 10_000).unref();
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err);
+  process.exit(1);
+});

@@ -1,0 +1,45 @@
+import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
+import { WorkflowFailedError } from '@temporalio/client';
+import type { Middleware } from 'koa';
+import { isErrorCode, ServiceError } from '../../errors';
+import type { ApiState } from '../state';
+
+/**
+ * The one place where failures become HTTP answers (spec section 7). A workflow's failure
+ * carries the code its activity raised; anything without a known code is a 500 whose details
+ * go to the log, never to the caller.
+ */
+export function toServiceError(err: unknown): ServiceError {
+  if (err instanceof ServiceError) return err;
+  if (err instanceof WorkflowFailedError) {
+    for (let cause: unknown = err.cause; cause instanceof TemporalFailure; cause = cause.cause) {
+      if (cause instanceof ApplicationFailure && isErrorCode(cause.type)) return new ServiceError(cause.type, cause.message);
+    }
+    return new ServiceError('internal', describeFailure(err));
+  }
+  const status = (err as { status?: unknown }).status;
+  if (status === 404) return new ServiceError('not_found');
+  if (status === 405) return new ServiceError('method_not_allowed');
+  return new ServiceError('internal', err instanceof Error ? err.stack ?? err.message : String(err));
+}
+
+function describeFailure(err: Error): string {
+  const parts: string[] = [];
+  for (let cause: unknown = err; cause instanceof Error; cause = (cause as { cause?: unknown }).cause) {
+    parts.push(`${cause.name}: ${cause.message}`);
+  }
+  return parts.join(' <- ');
+}
+
+export function errorResponses(): Middleware<ApiState> {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      const error = toServiceError(err);
+      ctx.status = error.status;
+      ctx.body = { error: error.message };
+      ctx.state.errorDetail = error.detail;
+    }
+  };
+}

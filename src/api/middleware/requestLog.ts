@@ -1,0 +1,35 @@
+import { randomUUID } from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { Logger } from '../../logger';
+import type { ApiState } from '../state';
+
+/**
+ * One log line per request with its id, organization and workflow id, so a request in the log
+ * leads straight to its run in the Temporal UI. Headers are never logged: they carry keys.
+ */
+export function requestLog(logger: Logger): Middleware<ApiState> {
+  return async (ctx, next) => {
+    const started = performance.now();
+    const incoming = ctx.get('x-request-id');
+    const requestId = /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.state.log = logger.child({ requestId });
+    ctx.set('x-request-id', requestId);
+    try {
+      await next();
+    } finally {
+      const { organization, workflowId, errorDetail } = ctx.state;
+      const entry = {
+        method: ctx.method,
+        path: ctx.path,
+        status: ctx.status,
+        ms: Math.round(performance.now() - started),
+        organization,
+        workflowId,
+        error: errorDetail,
+      };
+      if (ctx.status >= 500) ctx.state.log.error(entry, 'request failed');
+      else ctx.state.log.info(entry, 'request');
+    }
+  };
+}

@@ -1,0 +1,179 @@
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * The one place that reads the environment. Every setting is validated here so a
+ * process fails at start with a message naming the variable, never later mid-request.
+ */
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface TemporalSettings {
+  address: string;
+  namespace: string;
+  apiKey?: string;
+  tls: boolean;
+  tlsCertPath?: string;
+  tlsKeyPath?: string;
+  tlsCaPath?: string;
+  tlsServerName?: string;
+}
+
+export interface TaskQueues {
+  workflows: string;
+  fetch: string;
+}
+
+export interface FetchSettings {
+  timeoutMs: number;
+  maxBytes: number;
+  maxRedirects: number;
+  userAgent: string;
+}
+
+export interface Config {
+  host: string;
+  port: number;
+  bodyLimitBytes: number;
+  logLevel: string;
+  /** `key:organization` pairs; empty means the embedded launcher makes a development key. */
+  apiKeys: Map<string, string>;
+  temporal: TemporalSettings;
+  taskQueues: TaskQueues;
+  /** Hosts, IPs or CIDR ranges exempt from the internal-address block. Unsafe outside tests. */
+  allowInternalHosts: string[];
+  fetch: FetchSettings;
+  markdownMaxBytes: number;
+  dataDir: string;
+  workers: { workflowConcurrency: number; fetchConcurrency: number; convertConcurrency: number };
+  embedded: { temporalPort: number; temporalUiPort: number; temporalCliPath?: string };
+}
+
+type Env = Record<string, string | undefined>;
+
+function readString(env: Env, name: string, fallback: string): string {
+  const value = env[name]?.trim();
+  return value ? value : fallback;
+}
+
+function readOptional(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+function readInt(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `expected a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function readBool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (!raw) return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(name, `expected true or false, got "${env[name]}"`);
+}
+
+function readList(env: Env, name: string): string[] {
+  return (env[name] ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+function readApiKeys(env: Env): Map<string, string> {
+  const keys = new Map<string, string>();
+  for (const pair of readList(env, 'API_KEYS')) {
+    const colon = pair.lastIndexOf(':');
+    const key = colon > 0 ? pair.slice(0, colon).trim() : '';
+    const org = colon > 0 ? pair.slice(colon + 1).trim() : '';
+    if (!key || !org) throw new ConfigError('API_KEYS', 'expected comma-separated key:organization pairs');
+    if (key.length < 16) throw new ConfigError('API_KEYS', 'every key must be at least 16 characters long');
+    keys.set(key, org);
+  }
+  return keys;
+}
+
+function readHostPort(env: Env, name: string, fallback: string): string {
+  const value = readString(env, name, fallback);
+  if (!/^[^\s:/]+:\d+$/.test(value) && !/^\[[0-9a-fA-F:]+\]:\d+$/.test(value)) {
+    throw new ConfigError(name, `expected host:port, got "${value}"`);
+  }
+  return value;
+}
+
+function readTemporal(env: Env): TemporalSettings {
+  const settings: TemporalSettings = {
+    address: readHostPort(env, 'TEMPORAL_ADDRESS', 'localhost:7233'),
+    namespace: readString(env, 'TEMPORAL_NAMESPACE', 'default'),
+    apiKey: readOptional(env, 'TEMPORAL_API_KEY'),
+    tlsCertPath: readOptional(env, 'TEMPORAL_TLS_CERT'),
+    tlsKeyPath: readOptional(env, 'TEMPORAL_TLS_KEY'),
+    tlsCaPath: readOptional(env, 'TEMPORAL_TLS_CA'),
+    tlsServerName: readOptional(env, 'TEMPORAL_TLS_SERVER_NAME'),
+    tls: false,
+  };
+  if (Boolean(settings.tlsCertPath) !== Boolean(settings.tlsKeyPath)) {
+    throw new ConfigError(settings.tlsCertPath ? 'TEMPORAL_TLS_KEY' : 'TEMPORAL_TLS_CERT', 'client certificate and key must be set together');
+  }
+  // A hosted Temporal with an API key or mTLS always speaks TLS; plain TLS can be asked for alone.
+  settings.tls = readBool(env, 'TEMPORAL_TLS', Boolean(settings.apiKey || settings.tlsCertPath));
+  return settings;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const queuePrefix = readString(env, 'TASK_QUEUE_PREFIX', 'webloom');
+  const dataDir = path.resolve(readString(env, 'DATA_DIR', path.join(process.cwd(), 'data')));
+  return {
+    host: readString(env, 'HOST', '127.0.0.1'),
+    port: readInt(env, 'PORT', 8080, 0, 65535),
+    bodyLimitBytes: readInt(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    logLevel: readLogLevel(env),
+    apiKeys: readApiKeys(env),
+    temporal: readTemporal(env),
+    taskQueues: { workflows: `${queuePrefix}-workflows`, fetch: `${queuePrefix}-fetch` },
+    allowInternalHosts: readList(env, 'ALLOW_INTERNAL_HOSTS'),
+    fetch: {
+      timeoutMs: readInt(env, 'FETCH_TIMEOUT_MS', 15_000, 100, 300_000),
+      maxBytes: readInt(env, 'FETCH_MAX_BYTES', 10 * 1024 * 1024, 1024, 512 * 1024 * 1024),
+      maxRedirects: readInt(env, 'FETCH_MAX_REDIRECTS', 10, 0, 50),
+      userAgent: readString(
+        env,
+        'FETCH_USER_AGENT',
+        'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36',
+      ),
+    },
+    markdownMaxBytes: readInt(env, 'MARKDOWN_MAX_BYTES', 1024 * 1024, 16 * 1024, 1536 * 1024),
+    dataDir,
+    workers: {
+      workflowConcurrency: readInt(env, 'WORKFLOW_TASK_CONCURRENCY', 40, 1, 10_000),
+      fetchConcurrency: readInt(env, 'FETCH_CONCURRENCY', 32, 1, 10_000),
+      convertConcurrency: readInt(env, 'CONVERT_CONCURRENCY', Math.max(2, os.cpus().length), 1, 1_000),
+    },
+    embedded: {
+      temporalPort: readInt(env, 'TEMPORAL_PORT', 7233, 1, 65535),
+      temporalUiPort: readInt(env, 'TEMPORAL_UI_PORT', 8233, 1, 65535),
+      temporalCliPath: readOptional(env, 'TEMPORAL_CLI_PATH'),
+    },
+  };
+}
+
+function readLogLevel(env: Env): string {
+  const level = readString(env, 'LOG_LEVEL', 'info');
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(level)) {
+    throw new ConfigError('LOG_LEVEL', `expected one of fatal, error, warn, info, debug, trace, silent; got "${level}"`);
+  }
+  return level;
+}

@@ -1,0 +1,56 @@
+/**
+ * Every failure the service reports, by code. Activities raise these codes as the `type`
+ * of an ApplicationFailure; the API maps a code to the spec's status and exact message here
+ * and nowhere else (spec section 7).
+ */
+export const ERRORS = {
+  unauthorized: { status: 401, message: 'invalid or missing API key' },
+  invalid_json: { status: 400, message: 'invalid JSON request body' },
+  invalid_field: { status: 400, message: 'invalid request' },
+  url_required: { status: 400, message: 'url is required' },
+  body_too_large: { status: 413, message: 'request body is too large' },
+  not_found: { status: 404, message: 'not found' },
+  method_not_allowed: { status: 405, message: 'method not allowed' },
+  url_invalid: { status: 422, message: 'url is invalid' },
+  internal_address: { status: 422, message: 'access to internal resources is not allowed' },
+  fetch_failed: { status: 500, message: 'failed to fetch URL' },
+  conversion_failed: { status: 500, message: 'failed to convert HTML to Markdown' },
+  page_too_large: { status: 500, message: 'web page is too large' },
+  internal: { status: 500, message: 'internal server error' },
+  unavailable: { status: 503, message: 'service unavailable' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ERRORS, value);
+}
+
+/**
+ * A failure with a known code. `message` is what the caller sees; `detail` is for logs and
+ * the Temporal UI only, so internals never leak into responses.
+ */
+export class ServiceError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail?: string,
+    message?: string,
+  ) {
+    super(message ?? ERRORS[code].message);
+    this.name = 'ServiceError';
+    this.status = ERRORS[code].status;
+  }
+}
+
+/** A 400 naming the offending field, for wrong types and values in a request body. */
+export function invalidField(message: string): ServiceError {
+  return new ServiceError('invalid_field', undefined, message);
+}
+
+/**
+ * Not a caller-facing error: the failure type of an activity that found the fetched page gone
+ * from its holder process (evicted or the process restarted). Workflows fetch again.
+ */
+export const PAGE_GONE = 'page_gone';

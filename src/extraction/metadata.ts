@@ -1,0 +1,140 @@
+import type { PageMetadata } from '../types';
+
+/**
+ * Page metadata from Open Graph, Twitter cards, Dublin Core, schema.org JSON-LD and plain
+ * HTML, in that order of trust for each field (spec 2.5). URLs come back absolute.
+ */
+
+function metaContent(doc: Document, keys: readonly string[]): string | undefined {
+  for (const key of keys) {
+    for (const attr of ['property', 'name', 'itemprop']) {
+      const el = doc.querySelector(`meta[${attr}="${key}" i]`);
+      const value = clean(el?.getAttribute('content'));
+      if (value) return value;
+    }
+  }
+  return undefined;
+}
+
+function clean(value: string | null | undefined): string | undefined {
+  const text = value?.replace(/\s+/g, ' ').trim();
+  return text ? text : undefined;
+}
+
+function absolute(value: string | undefined, base: string): string | undefined {
+  if (!value) return undefined;
+  try {
+    const url = new URL(value, base);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The base every relative URL of the page resolves against: `<base href>` or the page URL. */
+export function documentBase(doc: Document, pageUrl: string): string {
+  return absolute(doc.querySelector('base[href]')?.getAttribute('href') ?? undefined, pageUrl) ?? pageUrl;
+}
+
+interface JsonLdHints {
+  author?: string;
+  publisher?: string;
+  headline?: string;
+  description?: string;
+  image?: string;
+  type?: string;
+}
+
+/** The first schema.org object that looks like the page's main entity. */
+function jsonLdHints(doc: Document): JsonLdHints {
+  const hints: JsonLdHints = {};
+  for (const script of Array.from(doc.querySelectorAll('script[type="application/ld+json" i]'))) {
+    let data: unknown;
+    try {
+      data = JSON.parse(script.textContent ?? '');
+    } catch {
+      continue;
+    }
+    const queue: unknown[] = [data];
+    while (queue.length > 0) {
+      const item = queue.shift();
+      if (Array.isArray(item)) {
+        queue.push(...item);
+        continue;
+      }
+      if (!item || typeof item !== 'object') continue;
+      const obj = item as Record<string, unknown>;
+      if (Array.isArray(obj['@graph'])) queue.push(...obj['@graph']);
+      hints.author ??= personName(obj.author);
+      hints.publisher ??= personName(obj.publisher);
+      hints.headline ??= typeof obj.headline === 'string' ? clean(obj.headline) : undefined;
+      hints.description ??= typeof obj.description === 'string' ? clean(obj.description) : undefined;
+      hints.image ??= imageUrl(obj.image);
+    }
+  }
+  return hints;
+}
+
+function personName(value: unknown): string | undefined {
+  if (typeof value === 'string') return clean(value);
+  if (Array.isArray(value)) {
+    const names = value.map(personName).filter((name): name is string => Boolean(name));
+    return names.length > 0 ? names.join(', ') : undefined;
+  }
+  if (value && typeof value === 'object' && typeof (value as { name?: unknown }).name === 'string') {
+    return clean((value as { name: string }).name);
+  }
+  return undefined;
+}
+
+function imageUrl(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return imageUrl(value[0]);
+  if (value && typeof value === 'object') {
+    const url = (value as { url?: unknown }).url;
+    return typeof url === 'string' ? url : undefined;
+  }
+  return undefined;
+}
+
+/** Icon links in order of preference; the browser default `/favicon.ico` is not guessed. */
+function favicon(doc: Document, base: string): string | undefined {
+  const links = Array.from(doc.querySelectorAll('link[rel][href]'));
+  const rank = (rel: string): number => {
+    const tokens = rel.toLowerCase().split(/\s+/);
+    if (tokens.includes('icon') && tokens.includes('shortcut')) return 1;
+    if (tokens.includes('icon')) return 0;
+    if (tokens.includes('apple-touch-icon') || tokens.includes('apple-touch-icon-precomposed')) return 2;
+    if (tokens.includes('mask-icon')) return 3;
+    return -1;
+  };
+  const best = links
+    .map((link) => ({ href: link.getAttribute('href') ?? '', rank: rank(link.getAttribute('rel') ?? '') }))
+    .filter((link) => link.rank >= 0 && link.href)
+    .sort((a, b) => a.rank - b.rank)[0];
+  return absolute(best?.href, base);
+}
+
+export function extractMetadata(doc: Document, pageUrl: string): PageMetadata {
+  const base = documentBase(doc, pageUrl);
+  const ld = jsonLdHints(doc);
+  const canonical = doc.querySelector('link[rel~="canonical" i][href]')?.getAttribute('href') ?? undefined;
+  const metadata: PageMetadata = {
+    title: metaContent(doc, ['og:title', 'twitter:title']) ?? clean(doc.querySelector('title')?.textContent) ?? ld.headline,
+    description: metaContent(doc, ['og:description', 'twitter:description', 'description', 'dc.description']) ?? ld.description,
+    author:
+      metaContent(doc, ['author', 'article:author', 'dc.creator', 'parsely-author', 'sailthru.author', 'byl']) ??
+      ld.author ??
+      clean(doc.querySelector('[rel="author"], [itemprop="author"] [itemprop="name"]')?.textContent),
+    publisher: metaContent(doc, ['og:publisher', 'article:publisher', 'publisher', 'dc.publisher']) ?? ld.publisher,
+    image: absolute(metaContent(doc, ['og:image', 'og:image:url', 'og:image:secure_url', 'twitter:image', 'twitter:image:src']) ?? ld.image, base),
+    site_name: metaContent(doc, ['og:site_name', 'application-name', 'apple-mobile-web-app-title']),
+    url: absolute(metaContent(doc, ['og:url']) ?? canonical, base),
+    type: metaContent(doc, ['og:type']),
+    favicon: favicon(doc, base),
+  };
+  for (const key of Object.keys(metadata) as (keyof PageMetadata)[]) {
+    if (metadata[key] === undefined) delete metadata[key];
+  }
+  return metadata;
+}

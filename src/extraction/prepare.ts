@@ -1,0 +1,72 @@
+/**
+ * Page clean-up that every conversion needs, whatever part of the page it keeps: things a
+ * reader never sees go, and every link and image points somewhere absolute and real.
+ */
+
+/** Elements that are never content. */
+const NEVER_CONTENT = 'script, style, noscript, template, link, meta, object, embed, canvas, dialog[aria-modal="true"]';
+
+/** Hidden in every browser, whatever the style sheets say. */
+const HIDDEN = '[hidden], [aria-hidden="true"], [style*="display:none" i], [style*="display: none" i], [style*="visibility:hidden" i], [style*="visibility: hidden" i]';
+
+/** Attributes that hold the real image where `src` is a lazy-loading placeholder. */
+const LAZY_SRC_ATTRS = ['data-src', 'data-lazy-src', 'data-original', 'data-url', 'data-hi-res-src', 'data-full-src'];
+const LAZY_SRCSET_ATTRS = ['data-srcset', 'data-lazy-srcset', 'srcset'];
+
+export function removeInvisible(root: ParentNode): void {
+  for (const el of Array.from(root.querySelectorAll(NEVER_CONTENT))) el.remove();
+  for (const el of Array.from(root.querySelectorAll(HIDDEN))) {
+    // Some sites hide the heading of an open accordion for screen readers only: keep text-bearing <details>.
+    if (el.tagName !== 'DETAILS') el.remove();
+  }
+}
+
+function toAbsolute(value: string, base: string): string | undefined {
+  const trimmed = value.trim();
+  if (!trimmed || trimmed.startsWith('#') || /^(javascript|vbscript|data):/i.test(trimmed)) return undefined;
+  try {
+    return new URL(trimmed, base).href;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The widest candidate of a srcset, which is the one a reader would want. */
+function bestFromSrcset(srcset: string): string | undefined {
+  let best: { url: string; size: number } | undefined;
+  for (const candidate of srcset.split(/,\s+(?=\S)/)) {
+    const [url, descriptor = '1x'] = candidate.trim().split(/\s+/);
+    if (!url) continue;
+    const size = parseFloat(descriptor) * (descriptor.endsWith('x') ? 1000 : 1);
+    if (!best || size > best.size) best = { url, size: Number.isFinite(size) ? size : 0 };
+  }
+  return best?.url;
+}
+
+function isPlaceholder(src: string | null): boolean {
+  return !src || src.startsWith('data:') || /(^|\/)(blank|spacer|pixel|placeholder|lazy)[^/]*\.(gif|png|svg)/i.test(src);
+}
+
+/** Resolves lazy images and makes every link and image URL absolute; drops dead links. */
+export function resolveUrls(root: ParentNode, base: string): void {
+  for (const img of Array.from(root.querySelectorAll('img'))) {
+    let src = img.getAttribute('src');
+    if (isPlaceholder(src)) {
+      const lazy = LAZY_SRC_ATTRS.map((attr) => img.getAttribute(attr)).find((value) => value && !value.startsWith('data:'));
+      const fromSet = LAZY_SRCSET_ATTRS.map((attr) => img.getAttribute(attr)).find(Boolean);
+      src = lazy ?? (fromSet ? bestFromSrcset(fromSet) ?? null : null) ?? src;
+    }
+    if (!src || src.startsWith('data:')) {
+      const picture = img.closest('picture')?.querySelector('source[srcset]')?.getAttribute('srcset');
+      src = picture ? bestFromSrcset(picture) ?? null : null;
+    }
+    const resolved = src ? toAbsolute(src, base) : undefined;
+    if (resolved) img.setAttribute('src', resolved);
+    else img.remove();
+  }
+  for (const a of Array.from(root.querySelectorAll('a[href]'))) {
+    const resolved = toAbsolute(a.getAttribute('href') ?? '', base);
+    if (resolved) a.setAttribute('href', resolved);
+    else a.removeAttribute('href');
+  }
+}

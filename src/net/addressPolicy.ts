@@ -1,0 +1,116 @@
+import dns from 'node:dns/promises';
+import ipaddr from 'ipaddr.js';
+import { ServiceError } from '../errors';
+
+/**
+ * Decides which URLs and addresses the service may reach. A page fetch must never reach
+ * the service's own network: loopback, private ranges, link-local (cloud metadata
+ * services live there), and every other non-public range, in IPv4 and IPv6 forms alike.
+ * The same policy runs at the API, before every connection (after DNS) and on every redirect.
+ */
+
+/** Names that resolve to internal services by convention, whatever DNS says. */
+const INTERNAL_NAME_SUFFIXES = ['.localhost', '.internal', '.local', '.home.arpa'];
+const INTERNAL_NAMES = new Set(['localhost', 'metadata', 'metadata.google.internal', 'instance-data']);
+
+type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
+
+export class AddressPolicy {
+  private readonly allowedNames = new Set<string>();
+  private readonly allowedRanges: Range[] = [];
+
+  /** @param allowInternal hosts, IPs or CIDR ranges exempt from the block (tests only). */
+  constructor(allowInternal: readonly string[] = []) {
+    for (const entry of allowInternal) {
+      const item = entry.toLowerCase().replace(/^\[|\]$/g, '');
+      if (item.includes('/')) {
+        this.allowedRanges.push(ipaddr.parseCIDR(item));
+      } else if (ipaddr.isValid(item)) {
+        const addr = ipaddr.parse(item);
+        this.allowedRanges.push([addr, addr.kind() === 'ipv4' ? 32 : 128]);
+      } else {
+        this.allowedNames.add(item);
+      }
+    }
+  }
+
+  /** Throws url_invalid unless `raw` is an absolute http(s) URL; returns it parsed. */
+  parseUrl(raw: string): URL {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new ServiceError('url_invalid', `unparsable URL: ${raw.slice(0, 200)}`);
+    }
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
+      throw new ServiceError('url_invalid', `unsupported URL: ${raw.slice(0, 200)}`);
+    }
+    if (url.username || url.password) {
+      throw new ServiceError('url_invalid', 'URLs with credentials are not fetched');
+    }
+    return url;
+  }
+
+  /** True when the address is a public unicast address or explicitly allowed. */
+  isAllowedAddress(address: string): boolean {
+    if (!ipaddr.isValid(address)) return false;
+    let addr = ipaddr.parse(address);
+    if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) {
+      addr = (addr as ipaddr.IPv6).toIPv4Address();
+    }
+    if (this.allowedRanges.some(([net, bits]) => net.kind() === addr.kind() && addr.match(net, bits))) return true;
+    // NAT64 and 6to4 addresses carry an IPv4 address: they are as safe as the one they carry.
+    const embedded = addr.kind() === 'ipv6' ? embeddedIPv4(addr as ipaddr.IPv6) : undefined;
+    return (embedded ?? addr).range() === 'unicast';
+  }
+
+  /** Throws internal_address when the URL's host, as written, is internal. No DNS. */
+  checkHostLiteral(url: URL): void {
+    const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+    if (this.allowedNames.has(host)) return;
+    if (ipaddr.isValid(host)) {
+      if (!this.isAllowedAddress(host)) throw new ServiceError('internal_address', `address ${host} is internal`);
+      return;
+    }
+    if (INTERNAL_NAMES.has(host) || INTERNAL_NAME_SUFFIXES.some((suffix) => host.endsWith(suffix)) || !host.includes('.')) {
+      throw new ServiceError('internal_address', `host ${host} is internal`);
+    }
+  }
+
+  /** True when the host name is on the allowlist, so its addresses are not checked. */
+  isAllowedName(hostname: string): boolean {
+    return this.allowedNames.has(hostname.toLowerCase().replace(/^\[|\]$/g, ''));
+  }
+
+  /**
+   * The full check: literal host, then every address the name resolves to. A name that does
+   * not resolve is left for the fetch to report, since that is a fetch failure, not an attack.
+   */
+  async checkUrl(url: URL): Promise<void> {
+    this.checkHostLiteral(url);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (ipaddr.isValid(host) || this.isAllowedName(host)) return;
+    let addresses: { address: string }[];
+    try {
+      addresses = await dns.lookup(host, { all: true, verbatim: true });
+    } catch {
+      return;
+    }
+    const blocked = addresses.find((entry) => !this.isAllowedAddress(entry.address));
+    if (blocked) throw new ServiceError('internal_address', `host ${host} resolves to internal ${blocked.address}`);
+  }
+}
+
+function embeddedIPv4(addr: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  const parts = addr.parts;
+  const range = addr.range();
+  if (range === 'rfc6052' || range === 'rfc6145') {
+    const [, , , , , , hi = 0, lo = 0] = parts;
+    return ipaddr.fromByteArray([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]) as ipaddr.IPv4;
+  }
+  if (range === '6to4') {
+    const [, hi = 0, lo = 0] = parts;
+    return ipaddr.fromByteArray([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]) as ipaddr.IPv4;
+  }
+  return undefined;
+}

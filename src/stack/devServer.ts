@@ -1,0 +1,49 @@
+import net from 'node:net';
+import { Connection } from '@temporalio/client';
+import { spawnChild, waitUntil, type Child, type SpawnOptions } from './children';
+
+export interface DevServerOptions {
+  cliPath: string;
+  port: number;
+  uiPort?: number;
+  /** SQLite file for persistence; without it the server keeps everything in memory. */
+  dbFile?: string;
+  namespace: string;
+  output?: SpawnOptions['onLine'];
+}
+
+/** The Temporal CLI's dev server: one process with the server, SQLite and the Web UI. */
+export async function startDevServer(options: DevServerOptions): Promise<Child> {
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--namespace', options.namespace, '--log-level', 'error'];
+  if (options.uiPort) args.push('--ui-port', String(options.uiPort));
+  else args.push('--headless');
+  if (options.dbFile) args.push('--db-filename', options.dbFile);
+  const server = spawnChild('temporal', options.cliPath, args, { onLine: options.output });
+  await waitUntil(
+    `Temporal on port ${options.port}`,
+    server,
+    async () => {
+      const connection = await Connection.connect({ address: `127.0.0.1:${options.port}`, connectTimeout: 1000 });
+      try {
+        await connection.workflowService.describeNamespace({ namespace: options.namespace });
+        return true;
+      } finally {
+        await connection.close();
+      }
+    },
+    60_000,
+  );
+  return server;
+}
+
+/** A port the OS says is free right now. */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}

@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ConfigError, loadConfig, type Config } from './config';
+import { spawnChild, waitUntil, type Child } from './stack/children';
+import { startDevServer } from './stack/devServer';
+import { findTemporalCli } from './stack/temporalCli';
+
+/**
+ * `npm start`: the whole service on one machine. A Temporal dev server persisting to SQLite
+ * in the data directory, the workers and the API, each its own process; Ctrl-C stops them all.
+ */
+
+async function devApiKey(dataDir: string): Promise<string> {
+  // Kept in the data directory so the key survives restarts, like the runs do.
+  const file = path.join(dataDir, 'dev-api-key');
+  if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
+  const key = `wl_dev_${randomBytes(24).toString('base64url')}`;
+  await writeFile(file, `${key}\n`, { mode: 0o600 });
+  return key;
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  await mkdir(config.dataDir, { recursive: true });
+  const children: Child[] = [];
+  let stopping = false;
+  const stopAll = async (code: number): Promise<never> => {
+    if (!stopping) {
+      stopping = true;
+      console.log('stopping...');
+      for (const child of [...children].reverse()) await child.stop();
+    }
+    process.exit(code);
+  };
+  process.once('SIGINT', () => void stopAll(0));
+  process.once('SIGTERM', () => void stopAll(0));
+
+  try {
+    await startStack(config, children);
+  } catch (err) {
+    console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err);
+    await stopAll(1);
+  }
+  for (const child of children) {
+    void child.exited.then((code) => {
+      if (!stopping) {
+        console.error(`${child.name} exited unexpectedly (code ${code}); stopping the stack`);
+        void stopAll(1);
+      }
+    });
+  }
+}
+
+async function startStack(config: Config, children: Child[]): Promise<void> {
+  let devKey: string | undefined;
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  if (config.apiKeys.size === 0) {
+    devKey = await devApiKey(config.dataDir);
+    env.API_KEYS = `${devKey}:dev`;
+  }
+  const cli = await findTemporalCli(config.embedded.temporalCliPath, (line) => console.log(line));
+  const temporal = await startDevServer({
+    cliPath: cli,
+    port: config.embedded.temporalPort,
+    uiPort: config.embedded.temporalUiPort,
+    dbFile: path.join(config.dataDir, 'temporal.db'),
+    namespace: config.temporal.namespace,
+  });
+  children.push(temporal);
+  env.TEMPORAL_ADDRESS = `127.0.0.1:${config.embedded.temporalPort}`;
+  children.push(spawnChild('worker', process.execPath, [path.join(__dirname, 'workers', 'main.js')], { env }));
+  const api = spawnChild('api', process.execPath, [path.join(__dirname, 'api', 'main.js')], { env });
+  children.push(api);
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  const baseUrl = `http://${host}:${config.port}/v1`;
+  await waitUntil('the API', api, async () => (await fetch(`http://${host}:${config.port}/healthz`)).ok, 60_000);
+  console.log(
+    [
+      '',
+      'webloom is running',
+      `  API base URL   ${baseUrl}`,
+      devKey ? `  API key        ${devKey}   (development key, kept in ${path.join(config.dataDir, 'dev-api-key')})` : '  API keys       from API_KEYS',
+      `  Temporal UI    http://localhost:${config.embedded.temporalUiPort}`,
+      '',
+      'Try it:',
+      `  curl -s ${baseUrl}/extract/markdown -H "Authorization: Bearer ${devKey ?? '<your key>'}" \\`,
+      `    -H "Content-Type: application/json" -d '{"url":"https://example.com"}'`,
+      '',
+      'Ctrl-C stops everything.',
+      '',
+    ].join('\n'),
+  );
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err);
+  process.exit(1);
+});

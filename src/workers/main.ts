@@ -1,0 +1,41 @@
+import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { ConfigError, loadConfig, type Config } from '../config';
+import { createLogger, temporalLogger } from '../logger';
+import { connectionOptions } from '../temporalConnection';
+import { createFetchWorkers } from './fetchWorker';
+import { createWorkflowWorker } from './workflowWorker';
+
+/**
+ * Worker process entry point. `WORKER_ROLES` (or the arguments) pick which tiers this process
+ * runs, so one machine can run them all and a cluster can scale each tier on its own.
+ */
+const ROLES: Record<string, (connection: NativeConnection, config: Config) => Promise<Worker[]>> = {
+  workflow: async (connection, config) => [await createWorkflowWorker(connection, config)],
+  fetch: createFetchWorkers,
+};
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel, 'worker');
+  const requested = (process.argv.slice(2).join(',') || process.env.WORKER_ROLES || Object.keys(ROLES).join(','))
+    .split(',')
+    .map((role) => role.trim())
+    .filter(Boolean);
+  const unknown = requested.filter((role) => !ROLES[role]);
+  if (unknown.length > 0) throw new ConfigError('WORKER_ROLES', `unknown role(s) ${unknown.join(', ')}; known: ${Object.keys(ROLES).join(', ')}`);
+  Runtime.install({ logger: temporalLogger(logger) });
+  const connection = await NativeConnection.connect(connectionOptions(config.temporal));
+  try {
+    const workers = (await Promise.all(requested.map((role) => ROLES[role]!(connection, config)))).flat();
+    logger.info({ roles: requested, queues: workers.map((w) => w.options.taskQueue) }, 'workers ready');
+    // Runtime shuts every worker down on SIGINT/SIGTERM; run() resolves once they have drained.
+    await Promise.all(workers.map((worker) => worker.run()));
+  } finally {
+    await connection.close();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err);
+  process.exit(1);
+});

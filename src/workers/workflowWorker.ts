@@ -1,0 +1,16 @@
+import { NativeConnection, Worker } from '@temporalio/worker';
+import type { Config } from '../config';
+
+/**
+ * Runs workflow code only. Workflow tasks are cheap bookkeeping, so one such worker keeps up
+ * with many activity workers; it scales apart from them.
+ */
+export async function createWorkflowWorker(connection: NativeConnection, config: Config): Promise<Worker> {
+  return Worker.create({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: config.taskQueues.workflows,
+    workflowsPath: require.resolve('../workflows'),
+    maxConcurrentWorkflowTaskExecutions: config.workers.workflowConcurrency,
+  });
+}

@@ -1,0 +1,2 @@
+export { extractMarkdown } from './extractMarkdown';
+export type { ExtractMarkdownInput } from './extractMarkdown';
