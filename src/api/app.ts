@@ -38,6 +38,7 @@ export function createApiDeps(config: Config, client: Client): ApiDeps {
       // The id names the organization and operation so runs can be found by either in the UI.
       const workflowId = `${organization}/${operation}/${ulid()}`;
       (ctx.state as ApiState).workflowId = workflowId;
+      ctx.set('x-workflow-id', workflowId);
       return client.workflow.execute(workflow, {
         workflowId,
         taskQueue: config.taskQueues.workflows,

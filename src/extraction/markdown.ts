@@ -20,6 +20,24 @@ function converter(): TurndownService {
     linkStyle: 'inlined',
   });
   service.use(gfm);
+  // Turndown pads list markers to four columns; CommonMark needs only the marker's width,
+  // which keeps nested lists readable and their indentation consistent.
+  service.addRule('listItem', {
+    filter: 'li',
+    replacement(content, node, options) {
+      const parent = node.parentNode as Element | null;
+      let prefix = `${options.bulletListMarker} `;
+      if (parent?.nodeName === 'OL') {
+        const start = Number(parent.getAttribute('start') ?? '1');
+        prefix = `${(Number.isFinite(start) ? start : 1) + Array.prototype.indexOf.call(parent.children, node)}. `;
+      }
+      const body = content
+        .replace(/^\n+/, '')
+        .replace(/\n+$/, '\n')
+        .replace(/\n/gm, `\n${' '.repeat(prefix.length)}`);
+      return prefix + body + (node.nextSibling && !/\n$/.test(body) ? '\n' : '');
+    },
+  });
   service.remove(['script', 'style', 'noscript', 'template', 'iframe', 'button', 'select', 'input', 'textarea']);
   return service;
 }

@@ -1,0 +1,12 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
+  globalSetup: '<rootDir>/test/harness/globalSetup.ts',
+  globalTeardown: '<rootDir>/test/harness/globalTeardown.ts',
+  testTimeout: 60_000,
+  // Two cores run Temporal, the workers and the API besides the tests: one test file at a time.
+  maxWorkers: 1,
+};

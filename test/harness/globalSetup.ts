@@ -1,0 +1,17 @@
+import path from 'node:path';
+import { startStack, type Stack } from './stack';
+
+declare global {
+  var __STACK__: Stack | undefined;
+}
+
+/** One real stack for the whole test run; test files reach it through environment variables. */
+export default async function globalSetup(): Promise<void> {
+  const stack = await startStack(path.resolve(__dirname, '..', '..', 'data', 'test-logs'));
+  globalThis.__STACK__ = stack;
+  process.env.TEST_API_URL = stack.apiUrl;
+  process.env.TEST_API_KEY = stack.apiKey;
+  process.env.TEST_OTHER_ORG_KEY = stack.otherOrgKey;
+  process.env.TEST_TEMPORAL_ADDRESS = stack.temporalAddress;
+  process.env.TEST_TEMPORAL_NAMESPACE = stack.namespace;
+}

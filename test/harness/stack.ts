@@ -1,0 +1,62 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import path from 'node:path';
+import { spawnChild, waitUntil, type Child } from '../../src/stack/children';
+import { freePort, startDevServer } from '../../src/stack/devServer';
+import { findTemporalCli } from '../../src/stack/temporalCli';
+
+/**
+ * The real stack for tests and benchmarks: a Temporal dev server on free ports, the worker
+ * and API processes as built (dist/), each logging to a file under the given directory.
+ */
+export interface Stack {
+  apiUrl: string;
+  temporalAddress: string;
+  namespace: string;
+  apiKey: string;
+  otherOrgKey: string;
+  children: Child[];
+}
+
+/** The host fixture servers listen on; the only internal address the stack may fetch. */
+export const FIXTURE_HOST = '127.0.0.2';
+
+export async function startStack(logDir: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Stack> {
+  await mkdir(logDir, { recursive: true });
+  const root = path.resolve(__dirname, '..', '..');
+  const logTo = (name: string) => {
+    const stream = createWriteStream(path.join(logDir, `${name}.log`));
+    return (line: string) => stream.write(`${line}\n`);
+  };
+  const cli = await findTemporalCli(process.env.TEMPORAL_CLI_PATH, (line) => console.log(line));
+  const temporalPort = await freePort();
+  const apiPort = await freePort();
+  const namespace = 'default';
+  const children: Child[] = [];
+  children.push(await startDevServer({ cliPath: cli, port: temporalPort, namespace, output: logTo('temporal') }));
+  const apiKey = 'test-key-0123456789abcdef';
+  const otherOrgKey = 'test-key-other-organization';
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
+    TEMPORAL_NAMESPACE: namespace,
+    PORT: String(apiPort),
+    HOST: '127.0.0.1',
+    API_KEYS: `${apiKey}:test-org,${otherOrgKey}:other-org`,
+    ALLOW_INTERNAL_HOSTS: FIXTURE_HOST,
+    LOG_LEVEL: 'info',
+    BODY_LIMIT_BYTES: '65536',
+    ...extraEnv,
+  };
+  children.push(spawnChild('worker', process.execPath, [path.join(root, 'dist/src/workers/main.js')], { env, onLine: logTo('worker') }));
+  const api = spawnChild('api', process.execPath, [path.join(root, 'dist/src/api/main.js')], { env, onLine: logTo('api') });
+  children.push(api);
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
+  await waitUntil('the API', api, async () => (await fetch(`${apiUrl}/healthz`)).ok, 60_000);
+  await writeFile(path.join(logDir, 'stack.json'), JSON.stringify({ apiUrl, temporalPort }));
+  return { apiUrl: `${apiUrl}/v1`, temporalAddress: `127.0.0.1:${temporalPort}`, namespace, apiKey, otherOrgKey, children };
+}
+
+export async function stopStack(stack: Stack): Promise<void> {
+  for (const child of [...stack.children].reverse()) await child.stop();
+}

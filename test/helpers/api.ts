@@ -1,0 +1,42 @@
+/** Calls the real API over HTTP, as a client would. */
+export interface ApiResponse<T = Record<string, unknown>> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export function apiUrl(): string {
+  const url = process.env.TEST_API_URL;
+  if (!url) throw new Error('TEST_API_URL is not set: tests run under the jest global setup');
+  return url;
+}
+
+export function apiKey(): string {
+  return process.env.TEST_API_KEY ?? '';
+}
+
+export async function call<T = Record<string, unknown>>(
+  method: string,
+  path: string,
+  options: { json?: unknown; raw?: string; key?: string | null; headers?: Record<string, string> } = {},
+): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...options.headers };
+  const key = options.key === undefined ? apiKey() : options.key;
+  if (key !== null) headers.authorization = `Bearer ${key}`;
+  const response = await fetch(`${apiUrl()}${path}`, {
+    method,
+    headers,
+    body: options.raw ?? (options.json === undefined ? undefined : JSON.stringify(options.json)),
+  });
+  const text = await response.text();
+  let body: T;
+  try {
+    body = JSON.parse(text) as T;
+  } catch {
+    body = {} as T;
+  }
+  return { status: response.status, headers: response.headers, body, text };
+}
+
+export const post = <T = Record<string, unknown>>(path: string, json: unknown, key?: string | null) => call<T>('POST', path, { json, key });
