@@ -1,4 +1,4 @@
-import { stopStack } from './stack';
+import { stopStack } from '../../src/stack/localStack';
 
 export default async function globalTeardown(): Promise<void> {
   if (globalThis.__STACK__) await stopStack(globalThis.__STACK__);

@@ -1,9 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, existsSync } from 'node:fs';
 import path from 'node:path';
-import { spawnChild, waitUntil, type Child } from '../../src/stack/children';
-import { freePort, startDevServer } from '../../src/stack/devServer';
-import { findTemporalCli } from '../../src/stack/temporalCli';
+import { spawnChild, waitUntil, type Child } from './children';
+import { freePort, startDevServer } from './devServer';
+import { findTemporalCli } from './temporalCli';
 
 /**
  * The real stack for tests and benchmarks: a Temporal dev server on free ports, the worker
@@ -21,9 +21,16 @@ export interface Stack {
 /** The host fixture servers listen on; the only internal address the stack may fetch. */
 export const FIXTURE_HOST = '127.0.0.2';
 
+/** Found by walking up, since this module runs both from src/ (jest) and from dist/src/ (benchmarks). */
+function projectRoot(): string {
+  let dir = __dirname;
+  while (!existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
+  return dir;
+}
+
 export async function startStack(logDir: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Stack> {
   await mkdir(logDir, { recursive: true });
-  const root = path.resolve(__dirname, '..', '..');
+  const root = projectRoot();
   const logTo = (name: string) => {
     const stream = createWriteStream(path.join(logDir, `${name}.log`));
     return (line: string) => stream.write(`${line}\n`);
