@@ -146,7 +146,7 @@ export function loadConfig(env: Env = process.env): Config {
     taskQueues: { workflows: `${queuePrefix}-workflows`, fetch: `${queuePrefix}-fetch` },
     allowInternalHosts: readList(env, 'ALLOW_INTERNAL_HOSTS'),
     fetch: {
-      timeoutMs: readInt(env, 'FETCH_TIMEOUT_MS', 15_000, 100, 300_000),
+      timeoutMs: readInt(env, 'FETCH_TIMEOUT_MS', 10_000, 100, 300_000),
       maxBytes: readInt(env, 'FETCH_MAX_BYTES', 10 * 1024 * 1024, 1024, 512 * 1024 * 1024),
       maxRedirects: readInt(env, 'FETCH_MAX_REDIRECTS', 10, 0, 50),
       userAgent: readString(
