@@ -32,12 +32,12 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
-async function extract(stack: Stack, url: string): Promise<{ ms: number; workflowId: string }> {
+async function extract(stack: Stack, url: string, nocache = true): Promise<{ ms: number; workflowId: string }> {
   const started = performance.now();
   const response = await fetch(`${stack.apiUrl}/extract/markdown`, {
     method: 'POST',
     headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ url, effort: 'min' }),
+    body: JSON.stringify({ url, effort: 'min', nocache }),
   });
   await response.arrayBuffer();
   if (response.status !== 200) throw new Error(`HTTP ${response.status}`);

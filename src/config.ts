@@ -39,6 +39,12 @@ export interface FetchSettings {
   userAgent: string;
 }
 
+export interface CacheSettings {
+  /** 0 turns the cache off. */
+  ttlMs: number;
+  dir: string;
+}
+
 export interface Config {
   host: string;
   port: number;
@@ -52,6 +58,7 @@ export interface Config {
   allowInternalHosts: string[];
   fetch: FetchSettings;
   markdownMaxBytes: number;
+  cache: CacheSettings;
   dataDir: string;
   workers: { workflowConcurrency: number; fetchConcurrency: number; convertConcurrency: number };
   embedded: { temporalPort: number; temporalUiPort: number; temporalCliPath?: string };
@@ -156,6 +163,10 @@ export function loadConfig(env: Env = process.env): Config {
       ),
     },
     markdownMaxBytes: readInt(env, 'MARKDOWN_MAX_BYTES', 1024 * 1024, 16 * 1024, 1536 * 1024),
+    cache: {
+      ttlMs: readInt(env, 'CACHE_TTL_SECONDS', 3600, 0, 30 * 24 * 3600) * 1000,
+      dir: path.resolve(readString(env, 'CACHE_DIR', path.join(dataDir, 'cache'))),
+    },
     dataDir,
     workers: {
       workflowConcurrency: readInt(env, 'WORKFLOW_TASK_CONCURRENCY', 40, 1, 10_000),

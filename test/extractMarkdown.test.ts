@@ -192,7 +192,7 @@ describe('POST /extract/markdown', () => {
   });
 
   it('runs one workflow per request, traceable to the organization, with the URL in its memo', async () => {
-    const res = await post('/extract/markdown', { url: fixtures.url('/article'), effort: 'min' });
+    const res = await post('/extract/markdown', { url: fixtures.url('/article'), effort: 'min', nocache: true });
     expect(res.status).toBe(200);
     const workflowId = res.headers.get('x-workflow-id') ?? '';
     expect(workflowId).toMatch(/^test-org\/extract-markdown\/[0-9A-Z]{26}$/);

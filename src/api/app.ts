@@ -4,6 +4,8 @@ import { ulid } from 'ulid';
 import type { Client, WorkflowStartOptions } from '@temporalio/client';
 import type { Duration, WorkflowResultType } from '@temporalio/common';
 import type { Workflow } from '@temporalio/workflow';
+import { createResultCache } from '../cache/createCache';
+import type { ResultCache } from '../cache/resultCache';
 import type { Config } from '../config';
 import { ServiceError } from '../errors';
 import type { Logger } from '../logger';
@@ -25,6 +27,7 @@ export interface RunOptions<W extends Workflow> {
 export interface ApiDeps {
   config: Config;
   policy: AddressPolicy;
+  cache?: ResultCache;
   /** Starts one workflow for the request and waits for its result. */
   runWorkflow<W extends Workflow>(ctx: Context, operation: string, workflow: W, options: RunOptions<W>): Promise<WorkflowResultType<W>>;
 }
@@ -33,6 +36,7 @@ export function createApiDeps(config: Config, client: Client): ApiDeps {
   return {
     config,
     policy: new AddressPolicy(config.allowInternalHosts),
+    cache: createResultCache(config.cache),
     async runWorkflow(ctx, operation, workflow, options) {
       const organization = (ctx.state as ApiState).organization ?? 'anonymous';
       // The id names the organization and operation so runs can be found by either in the UI.

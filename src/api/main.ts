@@ -1,8 +1,11 @@
 import { Client, Connection } from '@temporalio/client';
 import { ConfigError, loadConfig, type Config } from '../config';
 import { createLogger, type Logger } from '../logger';
+import { pruneFileCache } from '../cache/fileCache';
 import { connectionOptions } from '../temporalConnection';
 import { createApiDeps, createApp } from './app';
+
+const CACHE_PRUNE_INTERVAL_MS = 10 * 60_000;
 
 /** Temporal may still be starting beside us (compose, the embedded launcher): wait a while for it. */
 async function connectWithRetry(config: Config, logger: Logger): Promise<Connection> {
@@ -30,6 +33,13 @@ async function main(): Promise<void> {
     const port = typeof address === 'object' && address ? address.port : config.port;
     logger.info({ url: `http://${config.host}:${port}/v1` }, 'API listening');
   });
+  if (config.cache.ttlMs > 0) {
+    const prune = () =>
+      pruneFileCache(config.cache.dir, config.cache.ttlMs)
+        .then((removed) => removed > 0 && logger.info({ removed }, 'expired cache entries removed'))
+        .catch((err: unknown) => logger.warn({ err }, 'cache pruning failed'));
+    setInterval(prune, CACHE_PRUNE_INTERVAL_MS).unref();
+  }
   server.keepAliveTimeout = 65_000;
   // Long extractions hold a request open; the server must not cut them short.
   server.requestTimeout = 0;

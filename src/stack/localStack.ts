@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createWriteStream, existsSync } from 'node:fs';
 import path from 'node:path';
 import { spawnChild, waitUntil, type Child } from './children';
@@ -29,6 +29,7 @@ function projectRoot(): string {
 }
 
 export async function startStack(logDir: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Stack> {
+  await rm(logDir, { recursive: true, force: true });
   await mkdir(logDir, { recursive: true });
   const root = projectRoot();
   const logTo = (name: string) => {
@@ -53,6 +54,8 @@ export async function startStack(logDir: string, extraEnv: NodeJS.ProcessEnv = {
     ALLOW_INTERNAL_HOSTS: FIXTURE_HOST,
     LOG_LEVEL: 'info',
     BODY_LIMIT_BYTES: '65536',
+    CACHE_DIR: path.join(logDir, 'cache'),
+    CACHE_TTL_SECONDS: '3',
     ...extraEnv,
   };
   children.push(spawnChild('worker', process.execPath, [path.join(root, 'dist/src/workers/main.js')], { env, onLine: logTo('worker') }));

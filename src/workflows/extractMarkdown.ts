@@ -25,7 +25,10 @@ function pageWasLost(err: unknown): boolean {
   return (cause instanceof ApplicationFailure && cause.type === PAGE_GONE) || cause instanceof TimeoutFailure;
 }
 
-/** Fetch a URL, then turn the page into Markdown where the fetch left it. */
+/**
+ * Fetch a URL, then turn the page into Markdown where the fetch left it. Metadata always comes
+ * back apart: the API caches the result and renders front matter per request.
+ */
 export async function extractMarkdown({ request, fetchQueue }: ExtractMarkdownInput): Promise<ExtractMarkdownResponse> {
   const { fetchPage } = proxyActivities<FetchActivities>({ taskQueue: fetchQueue, ...FETCH_OPTIONS[request.effort] });
   for (let attempt = 1; ; attempt++) {
@@ -37,7 +40,7 @@ export async function extractMarkdown({ request, fetchQueue }: ExtractMarkdownIn
       retry: { maximumAttempts: 2 },
     });
     try {
-      const converted = await convertPage({ pageId: page.pageId, content: request.content, metadataApart: request.metadata });
+      const converted = await convertPage({ pageId: page.pageId, content: request.content, metadataApart: true });
       return { url: request.url, ...converted };
     } catch (err) {
       if (attempt < PAGE_ATTEMPTS && pageWasLost(err)) continue;

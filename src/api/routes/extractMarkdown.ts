@@ -1,6 +1,8 @@
 import type { Middleware } from 'koa';
 import { invalidField } from '../../errors';
-import { CONTENT_SCOPES, EFFORTS, type ExtractMarkdownRequest } from '../../types';
+import { markdownCacheKey } from '../../cache/resultCache';
+import { withFrontMatter } from '../../extraction/frontMatter';
+import { CONTENT_SCOPES, EFFORTS, type ExtractMarkdownRequest, type ExtractMarkdownResponse, type PageMetadata } from '../../types';
 import { extractMarkdown } from '../../workflows';
 import { RequestFields } from '../requestFields';
 import type { ApiState } from '../state';
@@ -19,7 +21,17 @@ export function parseExtractMarkdown(body: Record<string, unknown>): ExtractMark
   };
 }
 
-/** POST /extract/markdown: one workflow per request, answered with its result. */
+/** Spec 2.4: metadata as its own field when asked for, else as front matter in the content. */
+function render(request: ExtractMarkdownRequest, markdown: string, metadata: PageMetadata): ExtractMarkdownResponse {
+  return request.metadata
+    ? { content: markdown, url: request.url, metadata }
+    : { content: withFrontMatter(markdown, metadata), url: request.url };
+}
+
+/**
+ * POST /extract/markdown: a cache hit is answered at once; a miss (or `nocache`) runs one
+ * workflow and refreshes the cache with its result.
+ */
 export function extractMarkdownRoute(deps: ApiDeps): Middleware<ApiState> {
   return async (ctx) => {
     const request = parseExtractMarkdown(ctx.state.body ?? {});
@@ -27,10 +39,21 @@ export function extractMarkdownRoute(deps: ApiDeps): Middleware<ApiState> {
       throw invalidField(`no proxy is configured for geo_target.country ${request.geo_target.country}`);
     }
     await deps.policy.checkUrl(deps.policy.parseUrl(request.url));
-    ctx.body = await deps.runWorkflow(ctx, 'extract-markdown', extractMarkdown, {
+    const key = markdownCacheKey(request);
+    const cached = request.nocache ? undefined : await deps.cache?.get(key);
+    if (cached) {
+      ctx.set('x-cache', 'hit');
+      ctx.body = render(request, cached.markdown, cached.metadata);
+      return;
+    }
+    const result = await deps.runWorkflow(ctx, 'extract-markdown', extractMarkdown, {
       args: [{ request, fetchQueue: deps.config.taskQueues.fetch }],
       url: request.url,
       timeout: '175s',
     });
+    const metadata = result.metadata ?? {};
+    await deps.cache?.set(key, { markdown: result.content, metadata, storedAt: Date.now() });
+    ctx.set('x-cache', 'miss');
+    ctx.body = render(request, result.content, metadata);
   };
 }
