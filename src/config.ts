@@ -30,6 +30,15 @@ export interface TemporalSettings {
 export interface TaskQueues {
   workflows: string;
   fetch: string;
+  browser: string;
+}
+
+export interface BrowserSettings {
+  executablePath: string;
+  /** Pages rendered at once per browser worker. */
+  concurrency: number;
+  /** Whole budget of one render: navigation, settling, scrolling. */
+  renderTimeoutMs: number;
 }
 
 export interface FetchSettings {
@@ -57,6 +66,7 @@ export interface Config {
   /** Hosts, IPs or CIDR ranges exempt from the internal-address block. Unsafe outside tests. */
   allowInternalHosts: string[];
   fetch: FetchSettings;
+  browser: BrowserSettings;
   markdownMaxBytes: number;
   cache: CacheSettings;
   dataDir: string;
@@ -150,7 +160,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: readLogLevel(env),
     apiKeys: readApiKeys(env),
     temporal: readTemporal(env),
-    taskQueues: { workflows: `${queuePrefix}-workflows`, fetch: `${queuePrefix}-fetch` },
+    taskQueues: { workflows: `${queuePrefix}-workflows`, fetch: `${queuePrefix}-fetch`, browser: `${queuePrefix}-browser` },
     allowInternalHosts: readList(env, 'ALLOW_INTERNAL_HOSTS'),
     fetch: {
       timeoutMs: readInt(env, 'FETCH_TIMEOUT_MS', 10_000, 100, 300_000),
@@ -161,6 +171,11 @@ export function loadConfig(env: Env = process.env): Config {
         'FETCH_USER_AGENT',
         'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36',
       ),
+    },
+    browser: {
+      executablePath: readString(env, 'CHROMIUM_PATH', '/usr/bin/chromium'),
+      concurrency: readInt(env, 'BROWSER_CONCURRENCY', 2, 1, 64),
+      renderTimeoutMs: readInt(env, 'RENDER_TIMEOUT_MS', 30_000, 1000, 300_000),
     },
     markdownMaxBytes: readInt(env, 'MARKDOWN_MAX_BYTES', 1024 * 1024, 16 * 1024, 1536 * 1024),
     cache: {

@@ -32,6 +32,8 @@ export function isErrorCode(value: unknown): value is ErrorCode {
  */
 export class ServiceError extends Error {
   readonly status: number;
+  /** The HTTP status a fetched page answered with, when that is why the fetch failed. */
+  httpStatus?: number;
 
   constructor(
     readonly code: ErrorCode,

@@ -62,4 +62,6 @@ export interface FetchedPage {
   contentType: string;
   bytes: number;
   fetchMs: number;
+  /** A plain fetch got a script shell or a bot challenge: a browser would see more. */
+  needsBrowser: boolean;
 }

@@ -15,6 +15,7 @@ export async function reportingFailures<T>(work: () => Promise<T>, retryable: (e
         type: err.code,
         message: err.detail ?? err.message,
         nonRetryable: !retryable(err),
+        details: err.httpStatus ? [{ httpStatus: err.httpStatus }] : undefined,
       });
     }
     throw err;

@@ -2,6 +2,7 @@ import type { Agent } from 'undici';
 import type { FetchSettings } from '../config';
 import { ServiceError } from '../errors';
 import type { AddressPolicy } from '../net/addressPolicy';
+import { needsBrowser } from '../extraction/scriptShell';
 import { httpFetch } from '../net/httpFetch';
 import type { FetchedPage } from '../types';
 import { reportingFailures } from './failures';
@@ -34,9 +35,12 @@ export function createFetchActivities(deps: FetchActivityDeps) {
           const response = await httpFetch(input.url, deps.policy, deps.agent, deps.settings);
           httpStatus = response.status;
           if (response.status >= 400) {
-            throw new ServiceError('fetch_failed', `${response.finalUrl} answered HTTP ${response.status}`);
+            const error = new ServiceError('fetch_failed', `${response.finalUrl} answered HTTP ${response.status}`);
+            error.httpStatus = response.status;
+            throw error;
           }
           const contentType = response.headers.get('content-type') ?? '';
+          const isHtml = /html/i.test(contentType) || (!contentType && /^\s*</.test(response.body.subarray(0, 64).toString('latin1')));
           const pageId = deps.store.put({
             body: response.body,
             contentType,
@@ -52,6 +56,7 @@ export function createFetchActivities(deps: FetchActivityDeps) {
             contentType,
             bytes: response.body.byteLength,
             fetchMs: Math.round(performance.now() - started),
+            needsBrowser: isHtml && needsBrowser(response.body.toString('utf8')),
           };
         },
         (err) => err.code === 'fetch_failed' && (httpStatus === 0 || TRANSIENT_STATUSES.has(httpStatus)),

@@ -31,11 +31,14 @@ type UndiciResponse = Awaited<ReturnType<typeof fetch>>;
 
 const BLOCKED_CODE = 'E_INTERNAL_ADDRESS';
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+export type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-/** One connection pool per policy; its DNS lookup refuses internal addresses. */
-export function createGuardedAgent(policy: AddressPolicy): Agent {
-  const lookup = (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+/**
+ * A `dns.lookup` replacement that refuses internal addresses. Used wherever a connection is
+ * opened for a page (undici here, the browser's proxy), so the check happens at connect time.
+ */
+export function guardedLookup(policy: AddressPolicy) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, []);
       const blocked = policy.isAllowedName(hostname) ? undefined : addresses.find((a) => !policy.isAllowedAddress(a.address));
@@ -50,10 +53,14 @@ export function createGuardedAgent(policy: AddressPolicy): Agent {
       callback(null, first.address, first.family);
     });
   };
-  return new Agent({ connect: { lookup }, keepAliveTimeout: 4_000, connections: 64 });
 }
 
-function isBlockedError(err: unknown): boolean {
+/** One connection pool per policy; its DNS lookup refuses internal addresses. */
+export function createGuardedAgent(policy: AddressPolicy): Agent {
+  return new Agent({ connect: { lookup: guardedLookup(policy) }, keepAliveTimeout: 4_000, connections: 64 });
+}
+
+export function isBlockedError(err: unknown): boolean {
   for (let e: unknown = err; e instanceof Error; e = (e as { cause?: unknown }).cause) {
     if ((e as NodeJS.ErrnoException).code === BLOCKED_CODE) return true;
   }

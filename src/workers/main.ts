@@ -1,17 +1,20 @@
-import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { NativeConnection, Runtime } from '@temporalio/worker';
 import { ConfigError, loadConfig, type Config } from '../config';
 import { createLogger, temporalLogger } from '../logger';
 import { connectionOptions } from '../temporalConnection';
+import { createBrowserWorkers } from './browserWorker';
 import { createFetchWorkers } from './fetchWorker';
+import type { RoleWorkers } from './role';
 import { createWorkflowWorker } from './workflowWorker';
 
 /**
  * Worker process entry point. `WORKER_ROLES` (or the arguments) pick which tiers this process
  * runs, so one machine can run them all and a cluster can scale each tier on its own.
  */
-const ROLES: Record<string, (connection: NativeConnection, config: Config) => Promise<Worker[]>> = {
-  workflow: async (connection, config) => [await createWorkflowWorker(connection, config)],
+const ROLES: Record<string, (connection: NativeConnection, config: Config) => Promise<RoleWorkers>> = {
+  workflow: async (connection, config) => ({ workers: [await createWorkflowWorker(connection, config)] }),
   fetch: createFetchWorkers,
+  browser: createBrowserWorkers,
 };
 
 async function main(): Promise<void> {
@@ -26,10 +29,15 @@ async function main(): Promise<void> {
   Runtime.install({ logger: temporalLogger(logger) });
   const connection = await NativeConnection.connect(connectionOptions(config.temporal));
   try {
-    const workers = (await Promise.all(requested.map((role) => ROLES[role]!(connection, config)))).flat();
+    const roles = await Promise.all(requested.map((role) => ROLES[role]!(connection, config)));
+    const workers = roles.flatMap((role) => role.workers);
     logger.info({ roles: requested, queues: workers.map((w) => w.options.taskQueue) }, 'workers ready');
-    // Runtime shuts every worker down on SIGINT/SIGTERM; run() resolves once they have drained.
-    await Promise.all(workers.map((worker) => worker.run()));
+    try {
+      // Runtime shuts every worker down on SIGINT/SIGTERM; run() resolves once they have drained.
+      await Promise.all(workers.map((worker) => worker.run()));
+    } finally {
+      await Promise.all(roles.map((role) => role.close?.()));
+    }
   } finally {
     await connection.close();
   }

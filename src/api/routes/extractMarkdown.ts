@@ -47,7 +47,7 @@ export function extractMarkdownRoute(deps: ApiDeps): Middleware<ApiState> {
       return;
     }
     const result = await deps.runWorkflow(ctx, 'extract-markdown', extractMarkdown, {
-      args: [{ request, fetchQueue: deps.config.taskQueues.fetch }],
+      args: [{ request, fetchQueue: deps.config.taskQueues.fetch, browserQueue: deps.config.taskQueues.browser }],
       url: request.url,
       timeout: '175s',
     });

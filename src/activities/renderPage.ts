@@ -1,0 +1,119 @@
+import type { Page, Route } from 'playwright-core';
+import type { BrowserSettings } from '../config';
+import { ServiceError } from '../errors';
+import type { AddressPolicy } from '../net/addressPolicy';
+import type { BrowserPool } from '../browser/browserPool';
+import type { GuardProxy } from '../browser/guardProxy';
+import type { FetchedPage } from '../types';
+import { reportingFailures } from './failures';
+import type { PageStore } from './pageStore';
+
+export interface RenderPageInput {
+  url: string;
+}
+
+export interface RenderActivityDeps {
+  pool: BrowserPool;
+  proxy: GuardProxy;
+  policy: AddressPolicy;
+  store: PageStore;
+  settings: BrowserSettings;
+  userAgent: string;
+  /** This process's own task queue, where the rendered page can be read back. */
+  holderQueue: string;
+}
+
+/** Nothing a text extraction reads; skipping them is most of a render's speed. */
+const BLOCKED_RESOURCES = new Set(['image', 'media', 'font', 'texttrack', 'eventsource', 'websocket', 'manifest']);
+
+/** How long the network may stay busy before we take the DOM as it is. */
+const SETTLE_MS = 2_500;
+/** Scrolling gives lazy lists and images their chance to load; it stops at the page end. */
+const SCROLL_STEPS = 12;
+const SCROLL_PAUSE_MS = 120;
+
+const TRANSIENT_STATUSES = new Set([408, 425, 429, 500, 502, 503, 504]);
+
+/** Media, fonts and the like are refused before they leave the browser. */
+async function skipHeavyResources(route: Route): Promise<void> {
+  if (BLOCKED_RESOURCES.has(route.request().resourceType())) return route.abort('blockedbyclient');
+  return route.continue();
+}
+
+async function settle(page: Page, ms: number): Promise<void> {
+  if (ms <= 0) return;
+  await page.waitForLoadState('networkidle', { timeout: ms }).catch(() => undefined);
+}
+
+async function scrollThrough(page: Page, deadline: number): Promise<void> {
+  for (let step = 0; step < SCROLL_STEPS && Date.now() < deadline; step++) {
+    const atEnd = await page.evaluate(() => {
+      window.scrollBy(0, window.innerHeight);
+      return window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2;
+    });
+    if (atEnd) break;
+    await page.waitForTimeout(SCROLL_PAUSE_MS);
+  }
+}
+
+export function createRenderActivities(deps: RenderActivityDeps) {
+  return {
+    /** Loads a page in Chromium, lets its scripts run, and parks the final DOM in this process. */
+    async renderPage(input: RenderPageInput): Promise<FetchedPage> {
+      let httpStatus = 0;
+      return reportingFailures(
+        async () => {
+          const started = performance.now();
+          const deadline = Date.now() + deps.settings.renderTimeoutMs;
+          await deps.policy.checkUrl(deps.policy.parseUrl(input.url));
+          const session = await deps.proxy.session();
+          const refuseIfInternal = () => {
+            if (session.blocked.length > 0) throw new ServiceError('internal_address', `the page reached for internal ${session.blocked[0]}`);
+          };
+          const rendered = await deps.pool
+            .withContext({ userAgent: deps.userAgent, locale: 'en-US', proxy: session.proxy }, async (context) => {
+            await context.route('**/*', skipHeavyResources);
+            const page = await context.newPage();
+            let response;
+            try {
+              response = await page.goto(input.url, { waitUntil: 'load', timeout: deps.settings.renderTimeoutMs });
+            } catch (err) {
+              refuseIfInternal();
+              throw new ServiceError('fetch_failed', `render of ${input.url}: ${err instanceof Error ? err.message : String(err)}`);
+            }
+            await settle(page, Math.min(SETTLE_MS, deadline - Date.now()));
+            await scrollThrough(page, deadline);
+            await settle(page, Math.min(SETTLE_MS, deadline - Date.now()));
+            refuseIfInternal();
+            // The status of the document now shown: a challenge page that reloaded itself counts as its final load.
+            httpStatus = (await page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)?.responseStatus ?? 0)) || (response?.status() ?? 0);
+            return { html: await page.content(), finalUrl: page.url() };
+          })
+            .finally(() => session.end());
+          if (httpStatus >= 400) {
+            const error = new ServiceError('fetch_failed', `${rendered.finalUrl} answered HTTP ${httpStatus} in the browser`);
+            error.httpStatus = httpStatus;
+            throw error;
+          }
+          const body = Buffer.from(rendered.html, 'utf8');
+          const contentType = 'text/html; charset=utf-8';
+          const pageId = deps.store.put({ body, contentType, finalUrl: rendered.finalUrl, truncated: false });
+          return {
+            pageId,
+            holderQueue: deps.holderQueue,
+            requestedUrl: input.url,
+            finalUrl: rendered.finalUrl,
+            status: httpStatus,
+            contentType,
+            bytes: body.byteLength,
+            fetchMs: Math.round(performance.now() - started),
+            needsBrowser: false,
+          };
+        },
+        (err) => err.code === 'fetch_failed' && (httpStatus === 0 || TRANSIENT_STATUSES.has(httpStatus)),
+      );
+    },
+  };
+}
+
+export type RenderActivities = ReturnType<typeof createRenderActivities>;

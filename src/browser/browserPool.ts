@@ -1,0 +1,78 @@
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import type { BrowserSettings } from '../config';
+
+/**
+ * The one Chromium process of a browser worker. Each request gets a fresh context (its own
+ * cookies, cache and storage) and closes it in `finally`; a semaphore bounds how many run at
+ * once; a browser that crashed is launched again on next use. `close()` at shutdown leaves no
+ * process behind.
+ */
+
+/** Without these, Chromium phones home at start and per page; on a closed network that fails slowly. */
+const CHROMIUM_ARGS = [
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-default-apps',
+  '--disable-extensions',
+  '--mute-audio',
+];
+
+export class BrowserPool {
+  private browser: Promise<Browser> | undefined;
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly settings: BrowserSettings) {}
+
+  private launch(): Promise<Browser> {
+    if (!this.browser) {
+      const launching = chromium.launch({ executablePath: this.settings.executablePath, args: CHROMIUM_ARGS, timeout: 30_000 });
+      this.browser = launching;
+      launching.then(
+        (browser) => browser.on('disconnected', () => this.browser === launching && (this.browser = undefined)),
+        () => this.browser === launching && (this.browser = undefined),
+      );
+    }
+    return this.browser;
+  }
+
+  private async acquire(): Promise<void> {
+    if (this.active < this.settings.concurrency) {
+      this.active++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.active--;
+  }
+
+  /** Runs `work` in a fresh context that is closed afterwards, whatever happens. */
+  async withContext<T>(options: Parameters<Browser['newContext']>[0], work: (context: BrowserContext) => Promise<T>): Promise<T> {
+    await this.acquire();
+    let context: BrowserContext | undefined;
+    try {
+      context = await (await this.launch()).newContext(options);
+      return await work(context);
+    } finally {
+      await context?.close().catch(() => undefined);
+      this.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    const browser = await this.browser?.catch(() => undefined);
+    this.browser = undefined;
+    await browser?.close();
+  }
+}

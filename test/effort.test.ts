@@ -1,0 +1,101 @@
+import { post } from './helpers/api';
+import { html, startFixtureServer, type FixtureServer } from './helpers/fixtureServer';
+
+const SCRIPT_ONLY = `<!doctype html><html><head><title>Script app</title></head><body><div id="root"></div>
+<script>
+document.getElementById('root').innerHTML = '<article><h1>Rendered by script</h1><p>' +
+  'This paragraph only exists after the script has run in a real browser engine. '.repeat(6) + '</p></article>';
+</script></body></html>`;
+
+const ARTICLE = `<html><head><title>Behind the gate</title></head><body><article><h1>Behind the gate</h1>
+<p>${'Only clients that run the challenge script reach this article text. '.repeat(6)}</p></article></body></html>`;
+
+/** Plain clients get a 403 challenge; a browser runs it, gets the cookie and reloads. */
+const CHALLENGE = `<html><head><title>Just a moment...</title></head><body>
+<script>document.cookie = 'passed=1; path=/'; location.reload();</script></body></html>`;
+
+const LAZY = `<!doctype html><html><head><title>Lazy list</title></head><body><main><h1>Lazy list</h1>
+<p>${'The first screen of a long page whose end loads only when a reader scrolls there. '.repeat(4)}</p>
+<div style="height: 4000px"></div><div id="more"></div></main>
+<script>
+window.addEventListener('scroll', () => {
+  if (window.scrollY + window.innerHeight > 3500 && !document.getElementById('late')) {
+    document.getElementById('more').innerHTML = '<p id="late">Loaded late, after scrolling to the bottom of the page.</p>';
+  }
+});
+</script></body></html>`;
+
+let fixtures: FixtureServer;
+/** An internal service on plain loopback, which the stack must never reach. */
+let secrets: FixtureServer;
+
+beforeAll(async () => {
+  secrets = await startFixtureServer({ '/secret': html('<html><body><p>internal secret token</p></body></html>') }, '127.0.0.1');
+  fixtures = await startFixtureServer({
+    '/script-only': html(SCRIPT_ONLY),
+    '/gate': (req, res) => {
+      const passed = /(^|;\s*)passed=1/.test(req.headers.cookie ?? '');
+      res.writeHead(passed ? 200 : 403, { 'content-type': 'text/html' }).end(passed ? ARTICLE : CHALLENGE);
+    },
+    '/lazy': html(LAZY),
+    '/to-internal': (_req, res) => res.writeHead(302, { location: secrets.url('/secret') }).end(),
+    '/fetches-internal': html(`<html><body><article><h1>Innocent</h1><p id="out">${'A page that reads an internal address from its script. '.repeat(5)}</p></article>
+<script>fetch('${secrets.url('/secret')}').then((r) => r.text()).then((t) => { document.getElementById('out').textContent = t; });</script></body></html>`),
+  });
+});
+
+afterAll(async () => {
+  await fixtures.close();
+  await secrets.close();
+});
+
+type Md = { content: string };
+const extract = (path: string, effort: string) => post<Md>('/extract/markdown', { url: fixtures.url(path), effort, metadata: true, nocache: true });
+
+describe('effort levels', () => {
+  it('min takes the HTML as served, without running scripts', async () => {
+    const res = await extract('/script-only', 'min');
+    expect(res.status).toBe(200);
+    expect(res.body.content).not.toContain('Rendered by script');
+  });
+
+  it('standard turns to the browser for a page drawn by script', async () => {
+    const res = await extract('/script-only', 'standard');
+    expect(res.status).toBe(200);
+    expect(res.body.content).toContain('# Rendered by script');
+  });
+
+  it('max renders in Chromium', async () => {
+    const res = await extract('/script-only', 'max');
+    expect(res.status).toBe(200);
+    expect(res.body.content).toContain('This paragraph only exists after the script has run');
+  });
+
+  it('min fails on a page that blocks plain clients; standard gets through in the browser', async () => {
+    const blocked = await extract('/gate', 'min');
+    expect(blocked.status).toBe(500);
+    expect(blocked.body).toEqual({ error: 'failed to fetch URL' });
+    const passed = await extract('/gate', 'standard');
+    expect(passed.status).toBe(200);
+    expect(passed.body.content).toContain('Only clients that run the challenge script reach this article text.');
+  });
+
+  it('max scrolls to load lazy content', async () => {
+    const res = await extract('/lazy', 'max');
+    expect(res.status).toBe(200);
+    expect(res.body.content).toContain('Loaded late, after scrolling');
+  });
+
+  it('max refuses a page that redirects into an internal address', async () => {
+    const res = await extract('/to-internal', 'max');
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ error: 'access to internal resources is not allowed' });
+    expect(secrets.hits.get('/secret')).toBeUndefined();
+  });
+
+  it('max refuses a page whose script reads an internal address', async () => {
+    const res = await extract('/fetches-internal', 'max');
+    expect(res.status).toBe(422);
+    expect(secrets.hits.get('/secret')).toBeUndefined();
+  });
+});
