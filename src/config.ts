@@ -54,6 +54,13 @@ export interface CacheSettings {
   dir: string;
 }
 
+/** Where requests for a country go (spec 2.1): a proxy URL per ISO 3166-1 alpha-2 code. */
+export interface GeoSettings {
+  proxies: Map<string, string>;
+  /** One proxy URL for every country, with `{country}` where the code goes. */
+  template?: string;
+}
+
 export interface Config {
   host: string;
   port: number;
@@ -67,6 +74,7 @@ export interface Config {
   allowInternalHosts: string[];
   fetch: FetchSettings;
   browser: BrowserSettings;
+  geo: GeoSettings;
   markdownMaxBytes: number;
   cache: CacheSettings;
   dataDir: string;
@@ -177,6 +185,7 @@ export function loadConfig(env: Env = process.env): Config {
       concurrency: readInt(env, 'BROWSER_CONCURRENCY', 2, 1, 64),
       renderTimeoutMs: readInt(env, 'RENDER_TIMEOUT_MS', 30_000, 1000, 300_000),
     },
+    geo: readGeo(env),
     markdownMaxBytes: readInt(env, 'MARKDOWN_MAX_BYTES', 1024 * 1024, 16 * 1024, 1536 * 1024),
     cache: {
       ttlMs: readInt(env, 'CACHE_TTL_SECONDS', 3600, 0, 30 * 24 * 3600) * 1000,
@@ -194,6 +203,37 @@ export function loadConfig(env: Env = process.env): Config {
       temporalCliPath: readOptional(env, 'TEMPORAL_CLI_PATH'),
     },
   };
+}
+
+function readProxyUrl(name: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value.replace('{country}', 'us'));
+  } catch {
+    throw new ConfigError(name, `not a URL: "${value}"`);
+  }
+  if (!['http:', 'https:', 'socks:', 'socks5:'].includes(url.protocol)) {
+    throw new ConfigError(name, `proxy URLs must be http, https or socks5, got ${url.protocol}`);
+  }
+  return value;
+}
+
+function readGeo(env: Env): GeoSettings {
+  const proxies = new Map<string, string>();
+  for (const pair of readList(env, 'GEO_PROXIES')) {
+    const match = /^([A-Za-z]{2})=(.+)$/.exec(pair);
+    if (!match) throw new ConfigError('GEO_PROXIES', `expected comma-separated CC=proxy-url pairs, got "${pair}"`);
+    proxies.set(match[1]!.toUpperCase(), readProxyUrl('GEO_PROXIES', match[2]!));
+  }
+  const template = readOptional(env, 'GEO_PROXY_TEMPLATE');
+  if (template && !template.includes('{country}')) throw new ConfigError('GEO_PROXY_TEMPLATE', 'must contain {country}');
+  return { proxies, template: template ? readProxyUrl('GEO_PROXY_TEMPLATE', template) : undefined };
+}
+
+/** The proxy for a country, or undefined when none is configured for it. */
+export function proxyForCountry(geo: GeoSettings, country: string): string | undefined {
+  const upper = country.toUpperCase();
+  return geo.proxies.get(upper) ?? geo.template?.replaceAll('{country}', upper.toLowerCase());
 }
 
 function readLogLevel(env: Env): string {

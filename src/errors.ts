@@ -11,6 +11,7 @@ export const ERRORS = {
   body_too_large: { status: 413, message: 'request body is too large' },
   not_found: { status: 404, message: 'not found' },
   method_not_allowed: { status: 405, message: 'method not allowed' },
+  geo_unavailable: { status: 400, message: 'geo_target.country is not available: no proxy is configured for it' },
   url_invalid: { status: 422, message: 'url is invalid' },
   internal_address: { status: 422, message: 'access to internal resources is not allowed' },
   fetch_failed: { status: 500, message: 'failed to fetch URL' },

@@ -1,21 +1,24 @@
-import type { Agent } from 'undici';
-import type { FetchSettings } from '../config';
+import type { Dispatcher } from 'undici';
+import { proxyForCountry, type FetchSettings, type GeoSettings } from '../config';
 import { ServiceError } from '../errors';
 import type { AddressPolicy } from '../net/addressPolicy';
 import { needsBrowser } from '../extraction/scriptShell';
-import { httpFetch } from '../net/httpFetch';
+import { createProxyAgent, httpFetch } from '../net/httpFetch';
 import type { FetchedPage } from '../types';
 import { reportingFailures } from './failures';
 import type { PageStore } from './pageStore';
 
 export interface FetchPageInput {
   url: string;
+  /** Fetch through the proxy configured for this country (spec 2.1). */
+  country?: string;
 }
 
 export interface FetchActivityDeps {
   settings: FetchSettings;
+  geo: GeoSettings;
   policy: AddressPolicy;
-  agent: Agent;
+  agent: Dispatcher;
   store: PageStore;
   /** This process's own task queue, where the page can be read back. */
   holderQueue: string;
@@ -25,6 +28,16 @@ export interface FetchActivityDeps {
 const TRANSIENT_STATUSES = new Set([408, 425, 429, 500, 502, 503, 504]);
 
 export function createFetchActivities(deps: FetchActivityDeps) {
+  const proxyAgents = new Map<string, Dispatcher>();
+  /** The country's proxy pool; a country without one is refused, never fetched directly. */
+  const dispatcherFor = (country: string | undefined): Dispatcher => {
+    if (!country) return deps.agent;
+    const proxyUrl = proxyForCountry(deps.geo, country);
+    if (!proxyUrl) throw new ServiceError('geo_unavailable', `no proxy configured for ${country}`);
+    let agent = proxyAgents.get(proxyUrl);
+    if (!agent) proxyAgents.set(proxyUrl, (agent = createProxyAgent(proxyUrl)));
+    return agent;
+  };
   return {
     /** Downloads a page over plain HTTP and parks its body in this process's page store. */
     async fetchPage(input: FetchPageInput): Promise<FetchedPage> {
@@ -32,7 +45,10 @@ export function createFetchActivities(deps: FetchActivityDeps) {
       return reportingFailures(
         async () => {
           const started = performance.now();
-          const response = await httpFetch(input.url, deps.policy, deps.agent, deps.settings);
+          const response = await httpFetch(input.url, deps.policy, dispatcherFor(input.country), {
+            ...deps.settings,
+            viaProxy: Boolean(input.country),
+          });
           httpStatus = response.status;
           if (response.status >= 400) {
             const error = new ServiceError('fetch_failed', `${response.finalUrl} answered HTTP ${response.status}`);

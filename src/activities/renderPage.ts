@@ -1,5 +1,5 @@
 import type { Page, Route } from 'playwright-core';
-import type { BrowserSettings } from '../config';
+import { proxyForCountry, type BrowserSettings, type GeoSettings } from '../config';
 import { ServiceError } from '../errors';
 import type { AddressPolicy } from '../net/addressPolicy';
 import type { BrowserPool } from '../browser/browserPool';
@@ -10,6 +10,8 @@ import type { PageStore } from './pageStore';
 
 export interface RenderPageInput {
   url: string;
+  /** Render through the proxy configured for this country (spec 2.1). */
+  country?: string;
 }
 
 export interface RenderActivityDeps {
@@ -18,6 +20,7 @@ export interface RenderActivityDeps {
   policy: AddressPolicy;
   store: PageStore;
   settings: BrowserSettings;
+  geo: GeoSettings;
   userAgent: string;
   /** This process's own task queue, where the rendered page can be read back. */
   holderQueue: string;
@@ -66,7 +69,9 @@ export function createRenderActivities(deps: RenderActivityDeps) {
           const started = performance.now();
           const deadline = Date.now() + deps.settings.renderTimeoutMs;
           await deps.policy.checkUrl(deps.policy.parseUrl(input.url));
-          const session = await deps.proxy.session();
+          const upstream = input.country ? proxyForCountry(deps.geo, input.country) : undefined;
+          if (input.country && !upstream) throw new ServiceError('geo_unavailable', `no proxy configured for ${input.country}`);
+          const session = await deps.proxy.session(upstream);
           const refuseIfInternal = () => {
             if (session.blocked.length > 0) throw new ServiceError('internal_address', `the page reached for internal ${session.blocked[0]}`);
           };

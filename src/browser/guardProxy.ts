@@ -22,6 +22,7 @@ export interface ProxySession {
 
 interface SessionState {
   blocked: string[];
+  upstreamProxyUrl?: string;
 }
 
 export class GuardProxy {
@@ -37,11 +38,14 @@ export class GuardProxy {
     const server = new Server({
       port: 0,
       host: '127.0.0.1',
-      prepareRequestFunction: ({ username, hostname, port }) => {
+      prepareRequestFunction: async ({ username, hostname, port }) => {
         const session = this.sessions.get(username);
         if (!session) return { requestAuthentication: true, failMsg: 'unknown render session' };
+        const target = new URL(`http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}/`);
         try {
-          this.policy.checkHostLiteral(new URL(`http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}/`));
+          // Through an upstream proxy the name is resolved there, so it is resolved and checked here first.
+          if (session.upstreamProxyUrl) await this.policy.checkUrl(target);
+          else this.policy.checkHostLiteral(target);
         } catch (err) {
           if (err instanceof ServiceError && err.code === 'internal_address') {
             session.blocked.push(hostname);
@@ -49,6 +53,7 @@ export class GuardProxy {
           }
           throw err;
         }
+        if (session.upstreamProxyUrl) return { upstreamProxyUrl: session.upstreamProxyUrl };
         return {
           dnsLookup: ((host: string, options: LookupOptions, callback: LookupCallback) =>
             lookup(host, options, (err, address, family) => {
@@ -63,10 +68,11 @@ export class GuardProxy {
     this.port = server.port;
   }
 
-  async session(): Promise<ProxySession> {
+  /** @param upstreamProxyUrl the operator's proxy to chain to (geotargeting), if any. */
+  async session(upstreamProxyUrl?: string): Promise<ProxySession> {
     await this.ensureStarted();
     const username = randomUUID();
-    const state: SessionState = { blocked: [] };
+    const state: SessionState = { blocked: [], upstreamProxyUrl };
     this.sessions.set(username, state);
     return {
       // `<-loopback>` undoes Chromium's built-in rule that sends loopback traffic around any proxy.

@@ -1,6 +1,6 @@
 import dns from 'node:dns';
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import { Agent, fetch } from 'undici';
+import { Agent, ProxyAgent, Socks5ProxyAgent, fetch, type Dispatcher } from 'undici';
 import { ServiceError } from '../errors';
 import type { AddressPolicy } from './addressPolicy';
 
@@ -11,6 +11,8 @@ import type { AddressPolicy } from './addressPolicy';
  */
 
 export interface HttpFetchOptions {
+  /** Through an upstream proxy, which resolves names itself: each hop's name is checked here first. */
+  viaProxy?: boolean;
   timeoutMs: number;
   maxBytes: number;
   maxRedirects: number;
@@ -55,6 +57,11 @@ export function guardedLookup(policy: AddressPolicy) {
   };
 }
 
+/** A connection pool through an operator's proxy (geotargeting); http(s) or socks5. */
+export function createProxyAgent(proxyUrl: string): Dispatcher {
+  return /^socks/i.test(proxyUrl) ? new Socks5ProxyAgent(proxyUrl) : new ProxyAgent(proxyUrl);
+}
+
 /** One connection pool per policy; its DNS lookup refuses internal addresses. */
 export function createGuardedAgent(policy: AddressPolicy): Agent {
   return new Agent({ connect: { lookup: guardedLookup(policy) }, keepAliveTimeout: 4_000, connections: 64 });
@@ -78,14 +85,15 @@ function describe(err: unknown): string {
 export async function httpFetch(
   rawUrl: string,
   policy: AddressPolicy,
-  agent: Agent,
+  agent: Dispatcher,
   options: HttpFetchOptions,
 ): Promise<HttpResponse> {
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
   let url = policy.parseUrl(rawUrl);
   for (let hop = 0; ; hop++) {
-    policy.checkHostLiteral(url);
+    if (options.viaProxy) await policy.checkUrl(url);
+    else policy.checkHostLiteral(url);
     let response: UndiciResponse;
     try {
       response = await fetch(url, {

@@ -15,6 +15,8 @@ export interface Stack {
   namespace: string;
   apiKey: string;
   otherOrgKey: string;
+  /** Where the stack expects the forward proxy for country DE; tests start one there. */
+  geoProxyPort: number;
   children: Child[];
 }
 
@@ -39,6 +41,7 @@ export async function startStack(logDir: string, extraEnv: NodeJS.ProcessEnv = {
   const cli = await findTemporalCli(process.env.TEMPORAL_CLI_PATH, (line) => console.log(line));
   const temporalPort = await freePort();
   const apiPort = await freePort();
+  const geoProxyPort = await freePort(FIXTURE_HOST);
   const namespace = 'default';
   const children: Child[] = [];
   children.push(await startDevServer({ cliPath: cli, port: temporalPort, namespace, output: logTo('temporal') }));
@@ -56,6 +59,7 @@ export async function startStack(logDir: string, extraEnv: NodeJS.ProcessEnv = {
     BODY_LIMIT_BYTES: '65536',
     CACHE_DIR: path.join(logDir, 'cache'),
     CACHE_TTL_SECONDS: '3',
+    GEO_PROXIES: `DE=http://${FIXTURE_HOST}:${geoProxyPort}`,
     ...extraEnv,
   };
   children.push(spawnChild('worker', process.execPath, [path.join(root, 'dist/src/workers/main.js')], { env, onLine: logTo('worker') }));
@@ -64,7 +68,7 @@ export async function startStack(logDir: string, extraEnv: NodeJS.ProcessEnv = {
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   await waitUntil('the API', api, async () => (await fetch(`${apiUrl}/healthz`)).ok, 60_000);
   await writeFile(path.join(logDir, 'stack.json'), JSON.stringify({ apiUrl, temporalPort }));
-  return { apiUrl: `${apiUrl}/v1`, temporalAddress: `127.0.0.1:${temporalPort}`, namespace, apiKey, otherOrgKey, children };
+  return { apiUrl: `${apiUrl}/v1`, temporalAddress: `127.0.0.1:${temporalPort}`, namespace, apiKey, otherOrgKey, geoProxyPort, children };
 }
 
 export async function stopStack(stack: Stack): Promise<void> {

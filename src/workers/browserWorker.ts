@@ -26,6 +26,7 @@ export async function createBrowserWorkers(connection: NativeConnection, config:
       policy,
       store: holder.store,
       settings: config.browser,
+      geo: config.geo,
       userAgent: config.fetch.userAgent,
       holderQueue: holder.queue,
     }),

@@ -14,7 +14,7 @@ export async function createFetchWorkers(connection: NativeConnection, config: C
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.taskQueues.fetch,
-    activities: createFetchActivities({ settings: config.fetch, policy, agent: createGuardedAgent(policy), store: holder.store, holderQueue: holder.queue }),
+    activities: createFetchActivities({ settings: config.fetch, geo: config.geo, policy, agent: createGuardedAgent(policy), store: holder.store, holderQueue: holder.queue }),
     maxConcurrentActivityTaskExecutions: config.workers.fetchConcurrency,
   });
   return { workers: await Promise.all([fetcher, holder.worker]) };

@@ -47,19 +47,20 @@ function wasBlocked(err: unknown): boolean {
  * turns to the browser when the fetch was blocked or got a page drawn by script; `max` renders.
  */
 async function obtainPage(request: ExtractMarkdownRequest, queues: { fetch: string; browser: string }): Promise<FetchedPage> {
+  const target = { url: request.url, country: request.geo_target?.country };
   const { renderPage } = proxyActivities<RenderActivities>({ taskQueue: queues.browser, ...RENDER_OPTIONS });
-  if (request.effort === 'max') return renderPage({ url: request.url });
+  if (request.effort === 'max') return renderPage(target);
   const { fetchPage } = proxyActivities<FetchActivities>({ taskQueue: queues.fetch, ...FETCH_OPTIONS[request.effort] });
   let page: FetchedPage;
   try {
-    page = await fetchPage({ url: request.url });
+    page = await fetchPage(target);
   } catch (err) {
-    if (request.effort === 'standard' && wasBlocked(err)) return renderPage({ url: request.url });
+    if (request.effort === 'standard' && wasBlocked(err)) return renderPage(target);
     throw err;
   }
   if (request.effort !== 'standard' || !page.needsBrowser) return page;
   try {
-    return await renderPage({ url: request.url });
+    return await renderPage(target);
   } catch {
     // The plain fetch did answer; a thin page beats an error.
     return page;

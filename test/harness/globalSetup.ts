@@ -14,4 +14,5 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_OTHER_ORG_KEY = stack.otherOrgKey;
   process.env.TEST_TEMPORAL_ADDRESS = stack.temporalAddress;
   process.env.TEST_TEMPORAL_NAMESPACE = stack.namespace;
+  process.env.TEST_GEO_PROXY_PORT = String(stack.geoProxyPort);
 }

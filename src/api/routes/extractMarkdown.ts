@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
-import { invalidField } from '../../errors';
+import { proxyForCountry } from '../../config';
+import { ServiceError } from '../../errors';
 import { markdownCacheKey } from '../../cache/resultCache';
 import { withFrontMatter } from '../../extraction/frontMatter';
 import { CONTENT_SCOPES, EFFORTS, type ExtractMarkdownRequest, type ExtractMarkdownResponse, type PageMetadata } from '../../types';
@@ -35,8 +36,9 @@ function render(request: ExtractMarkdownRequest, markdown: string, metadata: Pag
 export function extractMarkdownRoute(deps: ApiDeps): Middleware<ApiState> {
   return async (ctx) => {
     const request = parseExtractMarkdown(ctx.state.body ?? {});
-    if (request.geo_target?.country) {
-      throw invalidField(`no proxy is configured for geo_target.country ${request.geo_target.country}`);
+    const country = request.geo_target?.country;
+    if (country && !proxyForCountry(deps.config.geo, country)) {
+      throw new ServiceError('geo_unavailable', undefined, `geo_target.country ${country} is not available: no proxy is configured for it`);
     }
     await deps.policy.checkUrl(deps.policy.parseUrl(request.url));
     const key = markdownCacheKey(request);
