@@ -5,6 +5,7 @@ import { boundMarkdown } from '../extraction/bound';
 import { decodeHtml } from '../extraction/decode';
 import { withFrontMatter } from '../extraction/frontMatter';
 import { mainContent } from '../extraction/mainContent';
+import { isPdf, pdfToMarkdown } from '../extraction/pdf';
 import { toMarkdown } from '../extraction/markdown';
 import { documentBase, extractMetadata } from '../extraction/metadata';
 import { removeInvisible, resolveUrls } from '../extraction/prepare';
@@ -61,7 +62,9 @@ export function createConvertActivities(deps: ConvertActivityDeps) {
         async () => {
           let converted: { markdown: string; metadata: PageMetadata };
           try {
-            if (looksLikeHtml(page)) {
+            if (isPdf(page.body, page.contentType)) {
+              converted = await pdfToMarkdown(page.body);
+            } else if (looksLikeHtml(page)) {
               converted = htmlToMarkdown(page, input.content);
             } else if (/^text\/plain\b/i.test(page.contentType)) {
               converted = { markdown: decodeHtml(page.body, page.contentType), metadata: {} };

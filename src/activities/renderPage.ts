@@ -4,6 +4,7 @@ import { ServiceError } from '../errors';
 import type { AddressPolicy } from '../net/addressPolicy';
 import type { BrowserPool } from '../browser/browserPool';
 import type { GuardProxy } from '../browser/guardProxy';
+import { isPdfType } from '../extraction/pdf';
 import type { FetchedPage } from '../types';
 import { reportingFailures } from './failures';
 import type { PageStore } from './pageStore';
@@ -86,13 +87,21 @@ export function createRenderActivities(deps: RenderActivityDeps) {
               refuseIfInternal();
               throw new ServiceError('fetch_failed', `render of ${input.url}: ${err instanceof Error ? err.message : String(err)}`);
             }
+            const servedType = response?.headers()['content-type'] ?? '';
+            if (isPdfType(servedType)) {
+              // Chromium shows a PDF in its viewer; the document itself is what is wanted.
+              const download = await context.request.get(page.url(), { timeout: Math.max(1000, deadline - Date.now()) });
+              httpStatus = download.status();
+              refuseIfInternal();
+              return { body: await download.body(), contentType: servedType, finalUrl: page.url() };
+            }
             await settle(page, Math.min(SETTLE_MS, deadline - Date.now()));
             await scrollThrough(page, deadline);
             await settle(page, Math.min(SETTLE_MS, deadline - Date.now()));
             refuseIfInternal();
             // The status of the document now shown: a challenge page that reloaded itself counts as its final load.
             httpStatus = (await page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)?.responseStatus ?? 0)) || (response?.status() ?? 0);
-            return { html: await page.content(), finalUrl: page.url() };
+            return { body: Buffer.from(await page.content(), 'utf8'), contentType: 'text/html; charset=utf-8', finalUrl: page.url() };
           })
             .finally(() => session.end());
           if (httpStatus >= 400) {
@@ -100,8 +109,7 @@ export function createRenderActivities(deps: RenderActivityDeps) {
             error.httpStatus = httpStatus;
             throw error;
           }
-          const body = Buffer.from(rendered.html, 'utf8');
-          const contentType = 'text/html; charset=utf-8';
+          const { body, contentType } = rendered;
           const pageId = deps.store.put({ body, contentType, finalUrl: rendered.finalUrl, truncated: false });
           return {
             pageId,
