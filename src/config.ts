@@ -52,6 +52,8 @@ export interface CacheSettings {
   /** 0 turns the cache off. */
   ttlMs: number;
   dir: string;
+  /** Set: one cache for every host, in Redis. */
+  redisUrl?: string;
 }
 
 /** Where requests for a country go (spec 2.1): a proxy URL per ISO 3166-1 alpha-2 code. */
@@ -190,6 +192,7 @@ export function loadConfig(env: Env = process.env): Config {
     cache: {
       ttlMs: readInt(env, 'CACHE_TTL_SECONDS', 3600, 0, 30 * 24 * 3600) * 1000,
       dir: path.resolve(readString(env, 'CACHE_DIR', path.join(dataDir, 'cache'))),
+      redisUrl: readRedisUrl(env),
     },
     dataDir,
     workers: {
@@ -234,6 +237,12 @@ function readGeo(env: Env): GeoSettings {
 export function proxyForCountry(geo: GeoSettings, country: string): string | undefined {
   const upper = country.toUpperCase();
   return geo.proxies.get(upper) ?? geo.template?.replaceAll('{country}', upper.toLowerCase());
+}
+
+function readRedisUrl(env: Env): string | undefined {
+  const value = readOptional(env, 'REDIS_URL');
+  if (value && !/^rediss?:\/\//.test(value)) throw new ConfigError('REDIS_URL', `expected redis:// or rediss://, got "${value}"`);
+  return value;
 }
 
 function readLogLevel(env: Env): string {

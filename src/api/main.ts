@@ -33,7 +33,7 @@ async function main(): Promise<void> {
     const port = typeof address === 'object' && address ? address.port : config.port;
     logger.info({ url: `http://${config.host}:${port}/v1` }, 'API listening');
   });
-  if (config.cache.ttlMs > 0) {
+  if (config.cache.ttlMs > 0 && !config.cache.redisUrl) {
     const prune = () =>
       pruneFileCache(config.cache.dir, config.cache.ttlMs)
         .then((removed) => removed > 0 && logger.info({ removed }, 'expired cache entries removed'))
