@@ -31,6 +31,7 @@ export interface TaskQueues {
   workflows: string;
   fetch: string;
   browser: string;
+  model: string;
 }
 
 export interface BrowserSettings {
@@ -63,6 +64,24 @@ export interface GeoSettings {
   template?: string;
 }
 
+/** Any OpenAI-compatible Chat Completions server. */
+export interface ModelSettings {
+  /** Unset: the openai package's default endpoint. */
+  baseUrl?: string;
+  apiKey?: string;
+  /** Unset: the JSON operations answer 503. */
+  model?: string;
+  /** Per-task overrides of `model`. */
+  taskModels: { extractJson?: string; generateJson?: string };
+  timeoutMs: number;
+  /** Tokens of page content one request may carry; longer pages are extracted in chunks. */
+  contentTokens: number;
+  /** Answers that fail the caller's schema are shown their errors and asked again this often. */
+  repairAttempts: number;
+  /** Chunks at most; a page needing more is too large. */
+  maxChunks: number;
+}
+
 export interface Config {
   host: string;
   port: number;
@@ -77,10 +96,11 @@ export interface Config {
   fetch: FetchSettings;
   browser: BrowserSettings;
   geo: GeoSettings;
+  model: ModelSettings;
   markdownMaxBytes: number;
   cache: CacheSettings;
   dataDir: string;
-  workers: { workflowConcurrency: number; fetchConcurrency: number; convertConcurrency: number };
+  workers: { workflowConcurrency: number; fetchConcurrency: number; convertConcurrency: number; modelConcurrency: number };
   embedded: { temporalPort: number; temporalUiPort: number; temporalCliPath?: string };
 }
 
@@ -170,7 +190,12 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: readLogLevel(env),
     apiKeys: readApiKeys(env),
     temporal: readTemporal(env),
-    taskQueues: { workflows: `${queuePrefix}-workflows`, fetch: `${queuePrefix}-fetch`, browser: `${queuePrefix}-browser` },
+    taskQueues: {
+      workflows: `${queuePrefix}-workflows`,
+      fetch: `${queuePrefix}-fetch`,
+      browser: `${queuePrefix}-browser`,
+      model: `${queuePrefix}-model`,
+    },
     allowInternalHosts: readList(env, 'ALLOW_INTERNAL_HOSTS'),
     fetch: {
       timeoutMs: readInt(env, 'FETCH_TIMEOUT_MS', 10_000, 100, 300_000),
@@ -188,6 +213,16 @@ export function loadConfig(env: Env = process.env): Config {
       renderTimeoutMs: readInt(env, 'RENDER_TIMEOUT_MS', 30_000, 1000, 300_000),
     },
     geo: readGeo(env),
+    model: {
+      baseUrl: readOptional(env, 'OPENAI_BASE_URL'),
+      apiKey: readOptional(env, 'OPENAI_API_KEY'),
+      model: readOptional(env, 'OPENAI_MODEL'),
+      taskModels: { extractJson: readOptional(env, 'OPENAI_MODEL_EXTRACT_JSON'), generateJson: readOptional(env, 'OPENAI_MODEL_GENERATE_JSON') },
+      timeoutMs: readInt(env, 'MODEL_TIMEOUT_MS', 120_000, 1000, 900_000),
+      contentTokens: readInt(env, 'MODEL_CONTENT_TOKENS', 24_000, 500, 2_000_000),
+      repairAttempts: readInt(env, 'MODEL_REPAIR_ATTEMPTS', 2, 0, 10),
+      maxChunks: readInt(env, 'MODEL_MAX_CHUNKS', 8, 1, 100),
+    },
     markdownMaxBytes: readInt(env, 'MARKDOWN_MAX_BYTES', 1024 * 1024, 16 * 1024, 1536 * 1024),
     cache: {
       ttlMs: readInt(env, 'CACHE_TTL_SECONDS', 3600, 0, 30 * 24 * 3600) * 1000,
@@ -199,6 +234,7 @@ export function loadConfig(env: Env = process.env): Config {
       workflowConcurrency: readInt(env, 'WORKFLOW_TASK_CONCURRENCY', 40, 1, 10_000),
       fetchConcurrency: readInt(env, 'FETCH_CONCURRENCY', 32, 1, 10_000),
       convertConcurrency: readInt(env, 'CONVERT_CONCURRENCY', Math.max(2, os.cpus().length), 1, 1_000),
+      modelConcurrency: readInt(env, 'MODEL_CONCURRENCY', 16, 1, 10_000),
     },
     embedded: {
       temporalPort: readInt(env, 'TEMPORAL_PORT', 7233, 1, 65535),
@@ -231,6 +267,13 @@ function readGeo(env: Env): GeoSettings {
   const template = readOptional(env, 'GEO_PROXY_TEMPLATE');
   if (template && !template.includes('{country}')) throw new ConfigError('GEO_PROXY_TEMPLATE', 'must contain {country}');
   return { proxies, template: template ? readProxyUrl('GEO_PROXY_TEMPLATE', template) : undefined };
+}
+
+/** Why the JSON operations cannot run, naming the settings to fix; undefined when they can. */
+export function modelProblem(model: ModelSettings): string | undefined {
+  if (!model.model) return 'the model is not configured: set OPENAI_MODEL, and OPENAI_BASE_URL for a server other than OpenAI';
+  if (!model.baseUrl && !model.apiKey) return 'the model is not configured: set OPENAI_API_KEY or OPENAI_BASE_URL';
+  return undefined;
 }
 
 /** The proxy for a country, or undefined when none is configured for it. */

@@ -8,6 +8,10 @@ export const ERRORS = {
   invalid_json: { status: 400, message: 'invalid JSON request body' },
   invalid_field: { status: 400, message: 'invalid request' },
   url_required: { status: 400, message: 'url is required' },
+  json_schema_required: { status: 400, message: 'json schema is required' },
+  json_schema_invalid: { status: 400, message: 'json schema must be a valid object' },
+  instructions_required: { status: 400, message: 'instructions are required' },
+  instructions_too_long: { status: 400, message: 'instructions must be at most 20000 characters' },
   body_too_large: { status: 413, message: 'request body is too large' },
   not_found: { status: 404, message: 'not found' },
   method_not_allowed: { status: 405, message: 'method not allowed' },
@@ -17,6 +21,9 @@ export const ERRORS = {
   fetch_failed: { status: 500, message: 'failed to fetch URL' },
   conversion_failed: { status: 500, message: 'failed to convert HTML to Markdown' },
   page_too_large: { status: 500, message: 'web page is too large' },
+  generation_failed: { status: 500, message: 'failed to generate JSON' },
+  transform_failed: { status: 500, message: 'failed to transform data' },
+  model_unavailable: { status: 503, message: 'the model is not configured' },
   internal: { status: 500, message: 'internal server error' },
   unavailable: { status: 503, message: 'service unavailable' },
 } as const satisfies Record<string, { status: number; message: string }>;
@@ -57,3 +64,9 @@ export function invalidField(message: string): ServiceError {
  * from its holder process (evicted or the process restarted). Workflows fetch again.
  */
 export const PAGE_GONE = 'page_gone';
+
+/**
+ * Not caller-facing either: a model call that cannot succeed (bad key, unknown model, invalid
+ * request) or whose answers never met the schema. Workflows turn it into their operation's error.
+ */
+export const MODEL_FAILED = 'model_failed';

@@ -48,6 +48,13 @@ export interface ExtractMarkdownResponse {
   metadata?: PageMetadata;
 }
 
+/** What the Extract Markdown workflow returns: the Markdown and the metadata apart, for caching. */
+export interface ExtractMarkdownResult {
+  url: string;
+  content: string;
+  metadata: PageMetadata;
+}
+
 /**
  * What a fetch leaves behind: the page body stays in the memory of the worker process that
  * fetched it, and only this small handle travels through workflow history. `holderQueue`

@@ -3,7 +3,6 @@ import { parseHTML } from 'linkedom';
 import { PAGE_GONE, ServiceError } from '../errors';
 import { boundMarkdown } from '../extraction/bound';
 import { decodeHtml } from '../extraction/decode';
-import { withFrontMatter } from '../extraction/frontMatter';
 import { mainContent } from '../extraction/mainContent';
 import { isPdf, pdfToMarkdown } from '../extraction/pdf';
 import { toMarkdown } from '../extraction/markdown';
@@ -16,13 +15,11 @@ import type { PageStore, StoredPage } from './pageStore';
 export interface ConvertPageInput {
   pageId: string;
   content: ContentScope;
-  /** True: metadata returned apart. False: metadata as front matter at the top of the content. */
-  metadataApart: boolean;
 }
 
 export interface ConvertPageResult {
   content: string;
-  metadata?: PageMetadata;
+  metadata: PageMetadata;
 }
 
 export interface ConvertActivityDeps {
@@ -50,39 +47,36 @@ function looksLikeHtml(page: StoredPage): boolean {
   return head.startsWith('<!doctype html') || head.startsWith('<html') || /<(head|body|p|div)[\s>]/.test(head);
 }
 
+/** Any page this service understands (PDF, HTML, plain text) as Markdown and metadata. */
+export async function pageToMarkdown(page: StoredPage, scope: ContentScope): Promise<{ markdown: string; metadata: PageMetadata }> {
+  try {
+    if (isPdf(page.body, page.contentType)) return await pdfToMarkdown(page.body);
+    if (looksLikeHtml(page)) return htmlToMarkdown(page, scope);
+    if (/^text\/plain\b/i.test(page.contentType)) return { markdown: decodeHtml(page.body, page.contentType), metadata: {} };
+  } catch (err) {
+    if (err instanceof ServiceError) throw err;
+    throw new ServiceError('conversion_failed', err instanceof Error ? err.message : String(err));
+  }
+  throw new ServiceError('conversion_failed', `unsupported content type "${page.contentType}"`);
+}
+
+/** The page a holder process keeps for `pageId`, or the failure that makes the workflow fetch again. */
+export function heldPage(store: PageStore, pageId: string): StoredPage {
+  const page = store.get(pageId);
+  if (!page) throw ApplicationFailure.create({ type: PAGE_GONE, message: `page ${pageId} is no longer held`, nonRetryable: true });
+  return page;
+}
+
 export function createConvertActivities(deps: ConvertActivityDeps) {
   return {
     /** Turns a page held by this process into Markdown and metadata. */
     async convertPage(input: ConvertPageInput): Promise<ConvertPageResult> {
-      const page = deps.store.get(input.pageId);
-      if (!page) {
-        throw ApplicationFailure.create({ type: PAGE_GONE, message: `page ${input.pageId} is no longer held`, nonRetryable: true });
-      }
-      return reportingFailures(
-        async () => {
-          let converted: { markdown: string; metadata: PageMetadata };
-          try {
-            if (isPdf(page.body, page.contentType)) {
-              converted = await pdfToMarkdown(page.body);
-            } else if (looksLikeHtml(page)) {
-              converted = htmlToMarkdown(page, input.content);
-            } else if (/^text\/plain\b/i.test(page.contentType)) {
-              converted = { markdown: decodeHtml(page.body, page.contentType), metadata: {} };
-            } else {
-              throw new ServiceError('conversion_failed', `unsupported content type "${page.contentType}"`);
-            }
-          } catch (err) {
-            if (err instanceof ServiceError) throw err;
-            throw new ServiceError('conversion_failed', err instanceof Error ? err.message : String(err));
-          }
-          const markdown = boundMarkdown(converted.markdown, deps.markdownMaxBytes);
-          deps.store.delete(input.pageId);
-          return input.metadataApart
-            ? { content: markdown, metadata: converted.metadata }
-            : { content: withFrontMatter(markdown, converted.metadata) };
-        },
-        () => false,
-      );
+      const page = heldPage(deps.store, input.pageId);
+      return reportingFailures(async () => {
+        const converted = await pageToMarkdown(page, input.content);
+        deps.store.delete(input.pageId);
+        return { content: boundMarkdown(converted.markdown, deps.markdownMaxBytes), metadata: converted.metadata };
+      }, () => false);
     },
   };
 }

@@ -15,6 +15,7 @@ import { errorResponses } from './middleware/errorResponses';
 import { jsonBody } from './middleware/jsonBody';
 import { requestLog } from './middleware/requestLog';
 import { extractMarkdownRoute } from './routes/extractMarkdown';
+import { structuredJsonRoute } from './routes/structuredJson';
 import type { ApiState } from './state';
 
 export interface RunOptions<W extends Workflow> {
@@ -59,6 +60,8 @@ export function createApp(deps: ApiDeps, logger: Logger): Koa<ApiState> {
   const app = new Koa<ApiState>({ proxy: false });
   const router = new Router<ApiState>({ prefix: '/v1' });
   router.post('/extract/markdown', extractMarkdownRoute(deps));
+  router.post('/extract/json', structuredJsonRoute(deps, 'extract-json'));
+  router.post('/generate/json', structuredJsonRoute(deps, 'generate-json'));
 
   app.use(requestLog(logger));
   app.use(errorResponses());

@@ -3,6 +3,7 @@ import { createWriteStream, existsSync } from 'node:fs';
 import path from 'node:path';
 import { spawnChild, waitUntil, type Child } from './children';
 import { freePort, startDevServer } from './devServer';
+import { startModelStandIn } from './modelStandIn';
 import { findTemporalCli } from './temporalCli';
 
 /**
@@ -17,7 +18,12 @@ export interface Stack {
   otherOrgKey: string;
   /** Where the stack expects the forward proxy for country DE; tests start one there. */
   geoProxyPort: number;
+  /** The model stand-in's base URL; its /__control paths script its answers. */
+  modelUrl: string;
+  /** The environment the API and workers run with, for tests that start more of them. */
+  env: NodeJS.ProcessEnv;
   children: Child[];
+  close(): Promise<void>;
 }
 
 /** The host fixture servers listen on; the only internal address the stack may fetch. */
@@ -42,6 +48,7 @@ export async function startStack(logDir: string, extraEnv: NodeJS.ProcessEnv = {
   const temporalPort = await freePort();
   const apiPort = await freePort();
   const geoProxyPort = await freePort(FIXTURE_HOST);
+  const model = await startModelStandIn();
   const namespace = 'default';
   const children: Child[] = [];
   children.push(await startDevServer({ cliPath: cli, port: temporalPort, namespace, output: logTo('temporal') }));
@@ -60,6 +67,10 @@ export async function startStack(logDir: string, extraEnv: NodeJS.ProcessEnv = {
     CACHE_DIR: path.join(logDir, 'cache'),
     CACHE_TTL_SECONDS: '3',
     GEO_PROXIES: `DE=http://${FIXTURE_HOST}:${geoProxyPort}`,
+    OPENAI_BASE_URL: model.baseUrl,
+    OPENAI_API_KEY: model.apiKey,
+    OPENAI_MODEL: model.model,
+    MODEL_CONTENT_TOKENS: '2000',
     ...extraEnv,
   };
   children.push(spawnChild('worker', process.execPath, [path.join(root, 'dist/src/workers/main.js')], { env, onLine: logTo('worker') }));
@@ -68,9 +79,21 @@ export async function startStack(logDir: string, extraEnv: NodeJS.ProcessEnv = {
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   await waitUntil('the API', api, async () => (await fetch(`${apiUrl}/healthz`)).ok, 60_000);
   await writeFile(path.join(logDir, 'stack.json'), JSON.stringify({ apiUrl, temporalPort }));
-  return { apiUrl: `${apiUrl}/v1`, temporalAddress: `127.0.0.1:${temporalPort}`, namespace, apiKey, otherOrgKey, geoProxyPort, children };
+  return {
+    apiUrl: `${apiUrl}/v1`,
+    temporalAddress: `127.0.0.1:${temporalPort}`,
+    namespace,
+    apiKey,
+    otherOrgKey,
+    geoProxyPort,
+    modelUrl: model.baseUrl.replace(/\/v1$/, ''),
+    env,
+    children,
+    close: () => model.close(),
+  };
 }
 
 export async function stopStack(stack: Stack): Promise<void> {
   for (const child of [...stack.children].reverse()) await child.stop();
+  await stack.close();
 }

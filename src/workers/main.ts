@@ -1,9 +1,10 @@
 import { NativeConnection, Runtime } from '@temporalio/worker';
-import { ConfigError, loadConfig, type Config } from '../config';
+import { ConfigError, loadConfig, modelProblem, type Config } from '../config';
 import { createLogger, temporalLogger } from '../logger';
 import { connectionOptions } from '../temporalConnection';
 import { createBrowserWorkers } from './browserWorker';
 import { createFetchWorkers } from './fetchWorker';
+import { createModelWorkers } from './modelWorker';
 import type { RoleWorkers } from './role';
 import { createWorkflowWorker } from './workflowWorker';
 
@@ -15,12 +16,18 @@ const ROLES: Record<string, (connection: NativeConnection, config: Config) => Pr
   workflow: async (connection, config) => ({ workers: [await createWorkflowWorker(connection, config)] }),
   fetch: createFetchWorkers,
   browser: createBrowserWorkers,
+  model: createModelWorkers,
 };
+
+/** Without WORKER_ROLES: every role, the model one only when a model is configured. */
+function defaultRoles(config: Config): string[] {
+  return Object.keys(ROLES).filter((role) => role !== 'model' || !modelProblem(config.model));
+}
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, 'worker');
-  const requested = (process.argv.slice(2).join(',') || process.env.WORKER_ROLES || Object.keys(ROLES).join(','))
+  const requested = (process.argv.slice(2).join(',') || process.env.WORKER_ROLES || defaultRoles(config).join(','))
     .split(',')
     .map((role) => role.trim())
     .filter(Boolean);

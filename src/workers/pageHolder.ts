@@ -4,13 +4,15 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Config } from '../config';
 import { createConvertActivities } from '../activities/convertPage';
 import { PageStore } from '../activities/pageStore';
+import { createModelInputActivities } from '../activities/prepareModelInput';
 
 /** How long a fetched page waits in memory for its conversion. */
 const PAGE_TTL_MS = 5 * 60_000;
 
 /**
  * What every process that obtains pages (by HTTP or in a browser) has: a store holding page
- * bodies, and a worker on the process's own task queue where conversions of those pages run,
+ * bodies, and a worker on the process's own task queue where those pages are read (into
+ * Markdown, or into model input),
  * so page bodies never travel through Temporal.
  */
 export interface PageHolder {
@@ -26,7 +28,10 @@ export function createPageHolder(connection: NativeConnection, config: Config, s
     connection,
     namespace: config.temporal.namespace,
     taskQueue: queue,
-    activities: createConvertActivities({ store, markdownMaxBytes: config.markdownMaxBytes }),
+    activities: {
+      ...createConvertActivities({ store, markdownMaxBytes: config.markdownMaxBytes }),
+      ...createModelInputActivities({ store, model: config.model }),
+    },
     maxConcurrentActivityTaskExecutions: config.workers.convertConcurrency,
   });
   return { store, queue, worker };

@@ -1,2 +1,4 @@
 export { extractMarkdown } from './extractMarkdown';
 export type { ExtractMarkdownInput } from './extractMarkdown';
+export { extractJson, generateJson } from './structuredJson';
+export type { StructuredJsonInput } from './structuredJson';

@@ -15,4 +15,6 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_TEMPORAL_ADDRESS = stack.temporalAddress;
   process.env.TEST_TEMPORAL_NAMESPACE = stack.namespace;
   process.env.TEST_GEO_PROXY_PORT = String(stack.geoProxyPort);
+  process.env.TEST_MODEL_URL = stack.modelUrl;
+  process.env.TEST_STACK_ENV = JSON.stringify(stack.env);
 }

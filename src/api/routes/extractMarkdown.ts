@@ -1,10 +1,9 @@
 import type { Middleware } from 'koa';
-import { proxyForCountry } from '../../config';
-import { ServiceError } from '../../errors';
 import { markdownCacheKey } from '../../cache/resultCache';
 import { withFrontMatter } from '../../extraction/frontMatter';
 import { CONTENT_SCOPES, EFFORTS, type ExtractMarkdownRequest, type ExtractMarkdownResponse, type PageMetadata } from '../../types';
 import { extractMarkdown } from '../../workflows';
+import { checkPageTarget } from '../pageTarget';
 import { RequestFields } from '../requestFields';
 import type { ApiState } from '../state';
 import type { ApiDeps } from '../app';
@@ -36,11 +35,7 @@ function render(request: ExtractMarkdownRequest, markdown: string, metadata: Pag
 export function extractMarkdownRoute(deps: ApiDeps): Middleware<ApiState> {
   return async (ctx) => {
     const request = parseExtractMarkdown(ctx.state.body ?? {});
-    const country = request.geo_target?.country;
-    if (country && !proxyForCountry(deps.config.geo, country)) {
-      throw new ServiceError('geo_unavailable', undefined, `geo_target.country ${country} is not available: no proxy is configured for it`);
-    }
-    await deps.policy.checkUrl(deps.policy.parseUrl(request.url));
+    await checkPageTarget(deps, request);
     const key = markdownCacheKey(request);
     const cached = request.nocache ? undefined : await deps.cache?.get(key);
     if (cached) {
@@ -49,13 +44,12 @@ export function extractMarkdownRoute(deps: ApiDeps): Middleware<ApiState> {
       return;
     }
     const result = await deps.runWorkflow(ctx, 'extract-markdown', extractMarkdown, {
-      args: [{ request, fetchQueue: deps.config.taskQueues.fetch, browserQueue: deps.config.taskQueues.browser }],
+      args: [{ request, queues: { fetch: deps.config.taskQueues.fetch, browser: deps.config.taskQueues.browser } }],
       url: request.url,
       timeout: '175s',
     });
-    const metadata = result.metadata ?? {};
-    await deps.cache?.set(key, { markdown: result.content, metadata, storedAt: Date.now() });
+    await deps.cache?.set(key, { markdown: result.content, metadata: result.metadata, storedAt: Date.now() });
     ctx.set('x-cache', 'miss');
-    ctx.body = render(request, result.content, metadata);
+    ctx.body = render(request, result.content, result.metadata);
   };
 }

@@ -1,0 +1,16 @@
+import { proxyForCountry } from '../config';
+import { ServiceError } from '../errors';
+import type { GeoTarget } from '../types';
+import type { ApiDeps } from './app';
+
+/**
+ * The checks every page operation makes before starting work: the URL is valid and not internal
+ * (422), and a requested country has a proxy (400), so nothing is ever fetched from the wrong place.
+ */
+export async function checkPageTarget(deps: ApiDeps, request: { url: string; geo_target?: GeoTarget }): Promise<void> {
+  const country = request.geo_target?.country;
+  if (country && !proxyForCountry(deps.config.geo, country)) {
+    throw new ServiceError('geo_unavailable', undefined, `geo_target.country ${country} is not available: no proxy is configured for it`);
+  }
+  await deps.policy.checkUrl(deps.policy.parseUrl(request.url));
+}

@@ -1,0 +1,21 @@
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { ConfigError, modelProblem, type Config } from '../config';
+import { createModelActivities } from '../activities/askModel';
+import type { RoleWorkers } from './role';
+
+/**
+ * The model tier: calls to the OpenAI-compatible endpoint. Its concurrency is the number of
+ * model requests in flight, which is what a model server's capacity is measured in.
+ */
+export async function createModelWorkers(connection: NativeConnection, config: Config): Promise<RoleWorkers> {
+  const problem = modelProblem(config.model);
+  if (problem) throw new ConfigError('OPENAI_MODEL', problem);
+  const worker = await Worker.create({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: config.taskQueues.model,
+    activities: createModelActivities(config.model),
+    maxConcurrentActivityTaskExecutions: config.workers.modelConcurrency,
+  });
+  return { workers: [worker] };
+}

@@ -1,0 +1,99 @@
+import { ActivityFailure, ApplicationFailure, proxyActivities, upsertMemo } from '@temporalio/workflow';
+import type { ModelActivities, ModelAnswer, TokenUsage } from '../activities/askModel';
+import type { ModelInputActivities } from '../activities/prepareModelInput';
+import { MODEL_FAILED } from '../errors';
+import type { JsonSchema } from '../structured/schema';
+import { mergeAnswers } from '../structured/merge';
+import { obtainPage, PAGE_ATTEMPTS, pageWasLost, type PageQueues, type PageRequest } from './obtainPage';
+
+export interface StructuredJsonInput {
+  request: PageRequest & { json_schema: JsonSchema; instructions?: string };
+  queues: PageQueues & { model: string };
+  /** Answers failing the schema are shown their errors and asked again this many times. */
+  repairAttempts: number;
+}
+
+/** The operation's own failure, by spec: 500 `failed to generate JSON` or `failed to transform data`. */
+const FAILURE_TYPE = { extract: 'generation_failed', generate: 'transform_failed' } as const;
+
+async function pageAsModelInput(input: StructuredJsonInput) {
+  for (let attempt = 1; ; attempt++) {
+    const page = await obtainPage(input.request, input.queues);
+    const { prepareModelInput } = proxyActivities<ModelInputActivities>({
+      taskQueue: page.holderQueue,
+      scheduleToStartTimeout: '15s',
+      startToCloseTimeout: '60s',
+      retry: { maximumAttempts: 2 },
+    });
+    try {
+      return await prepareModelInput({ pageId: page.pageId });
+    } catch (err) {
+      if (attempt < PAGE_ATTEMPTS && pageWasLost(err)) continue;
+      throw err;
+    }
+  }
+}
+
+function addUsage(total: TokenUsage, answer: ModelAnswer): void {
+  total.prompt += answer.usage.prompt;
+  total.completion += answer.usage.completion;
+  total.total += answer.usage.total;
+}
+
+/**
+ * Fetch a page, hand its content to the model with the caller's schema, and keep asking (with
+ * the validation errors shown) until the answer matches or the repairs run out. Long pages are
+ * extracted chunk by chunk and merged. Never returns an object that fails the schema.
+ */
+async function structuredJson(task: 'extract' | 'generate', input: StructuredJsonInput): Promise<unknown> {
+  const { chunks, metadata } = await pageAsModelInput(input);
+  const model = proxyActivities<ModelActivities>({
+    taskQueue: input.queues.model,
+    startToCloseTimeout: '10m',
+    retry: { maximumAttempts: 6, initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
+  });
+  const usage: TokenUsage = { prompt: 0, completion: 0, total: 0 };
+  const fail = (why: string): never => {
+    upsertMemo({ usage });
+    throw ApplicationFailure.nonRetryable(why, FAILURE_TYPE[task]);
+  };
+  const askUntilValid = async (content: string, part?: { index: number; count: number }): Promise<unknown> => {
+    let repair: { answer: string; errors: string[] } | undefined;
+    for (let attempt = 0; attempt <= input.repairAttempts; attempt++) {
+      let answer: ModelAnswer;
+      try {
+        answer = await model.askModel({ task, url: input.request.url, metadata, content, schema: input.request.json_schema, instructions: input.request.instructions, part, repair });
+      } catch (err) {
+        if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === MODEL_FAILED) fail(err.cause.message);
+        throw err;
+      }
+      addUsage(usage, answer);
+      if (answer.errors.length === 0) return answer.value;
+      repair = { answer: answer.answer, errors: answer.errors };
+    }
+    return fail(`no answer matched the schema: ${repair?.errors.join('; ')}`);
+  };
+
+  let value: unknown;
+  if (chunks.length === 1) {
+    value = await askUntilValid(chunks[0]!);
+  } else {
+    const answers: unknown[] = [];
+    for (const [index, chunk] of chunks.entries()) answers.push(await askUntilValid(chunk, { index, count: chunks.length }));
+    const checked = await model.validateAnswer({ value: mergeAnswers(answers), schema: input.request.json_schema, metadata });
+    if (checked.errors.length > 0) fail(`the merged answer does not match the schema: ${checked.errors.join('; ')}`);
+    value = checked.value;
+  }
+  upsertMemo({ usage });
+  return value;
+}
+
+/** Extract JSON (spec 2.6). */
+export async function extractJson(input: StructuredJsonInput): Promise<unknown> {
+  return structuredJson('extract', input);
+}
+
+/** Generate JSON (spec 2.7): the same, guided by the caller's instructions. */
+export async function generateJson(input: StructuredJsonInput): Promise<unknown> {
+  return structuredJson('generate', input);
+}
