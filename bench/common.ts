@@ -1,0 +1,72 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { FIXTURE_HOST, type Stack } from '../src/stack/localStack';
+
+/** What the end-to-end benchmarks share: the page they serve and the load loop they run. */
+
+export function articlePage(): string {
+  const words = 'harbour quay fishermen tide morning council vote history nets boats knot salt stone church street water town'.split(' ');
+  const sentence = (i: number) => Array.from({ length: 18 }, (_, j) => words[(i * 7 + j * 3) % words.length]).join(' ');
+  const paragraphs = Array.from({ length: 320 }, (_, i) => `<p>${sentence(i)}. ${sentence(i + 1)}, <a href="/note/${i}">note ${i}</a>.</p>`);
+  const nav = Array.from({ length: 60 }, (_, i) => `<li><a href="/section/${i}">Section ${i}</a></li>`).join('');
+  const sections = paragraphs.map((p, i) => (i % 20 === 0 ? `<h2>Part ${i / 20 + 1}</h2>${p}` : p)).join('\n');
+  return `<!doctype html><html><head><title>Benchmark article</title>
+<meta property="og:title" content="Benchmark article"><meta name="description" content="A long article for benchmarks">
+<link rel="icon" href="/favicon.ico"></head><body>
+<header><nav><ul>${nav}</ul></nav></header>
+<main><article><h1>Benchmark article</h1>${sections}</article></main>
+<aside><ul>${nav}</ul></aside><footer>${nav}</footer></body></html>`;
+}
+
+/** Serves `page` on the fixture host; returns its URL and a closer. */
+export async function servePage(page: string): Promise<{ url: string; close: () => void }> {
+  const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page));
+  await new Promise<void>((resolve) => server.listen(0, FIXTURE_HOST, resolve));
+  return { url: `http://${FIXTURE_HOST}:${(server.address() as AddressInfo).port}/article`, close: () => server.close() };
+}
+
+export function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+export async function callApi(stack: Stack, path: string, body: unknown): Promise<{ ms: number; workflowId: string }> {
+  const started = performance.now();
+  const response = await fetch(`${stack.apiUrl}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  await response.arrayBuffer();
+  if (response.status !== 200) throw new Error(`HTTP ${response.status} from ${path}`);
+  return { ms: performance.now() - started, workflowId: response.headers.get('x-workflow-id') ?? '' };
+}
+
+export interface LoadResult {
+  p50: number;
+  p95: number;
+  rps: number;
+  ids: string[];
+}
+
+/** `total` calls, `concurrency` at a time; latency percentiles and throughput. */
+export async function load(total: number, concurrency: number, call: () => Promise<{ ms: number; workflowId: string }>): Promise<LoadResult> {
+  const latencies: number[] = [];
+  const ids: string[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        next++;
+        const { ms, workflowId } = await call();
+        latencies.push(ms);
+        ids.push(workflowId);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { p50: percentile(latencies, 50), p95: percentile(latencies, 95), rps: total / seconds, ids };
+}
+
+export const fmt = (n: number): string => n.toFixed(1);
