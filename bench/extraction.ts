@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Readability } from '@mozilla/readability';
@@ -146,22 +146,36 @@ const readabilityBaseline: Extractor = async (page) => {
   return markdownToText(toMarkdown(parseHTML(`<html><body>${article.content}</body></html>`).document.body));
 };
 
-async function run(name: string, extractor: Extractor, articles: Page[], wcxb: Page[]): Promise<void> {
-  const started = performance.now();
-  const articleScores: [number, number, number][] = [];
-  for (const page of articles) articleScores.push(shingleScore(page.truth, await extractor(page).catch(() => '')));
-  const articleSeconds = (performance.now() - started) / 1000;
-  const byType = new Map<string, [number, number, number][]>();
-  for (const page of wcxb) {
-    const score = wordScore(await extractor(page).catch(() => ''), page.truth);
-    byType.set(page.type, [...(byType.get(page.type) ?? []), score]);
+/** Runs `extractor` over `pages`, timing the extraction alone; texts are kept for BENCH_DUMP. */
+async function extractAll(extractor: Extractor, pages: Page[]): Promise<{ texts: string[]; seconds: number }> {
+  const texts: string[] = [];
+  let seconds = 0;
+  for (const page of pages) {
+    const started = performance.now();
+    texts.push(await extractor(page).catch(() => ''));
+    seconds += (performance.now() - started) / 1000;
   }
+  return { texts, seconds };
+}
+
+async function run(name: string, extractor: Extractor, articles: Page[], wcxb: Page[]): Promise<void> {
+  const a1 = await extractAll(extractor, articles);
+  const w1 = await extractAll(extractor, wcxb);
+  if (process.env.BENCH_DUMP) {
+    // Predictions in each benchmark's own results format, to score them with its evaluate.py.
+    const tag = name.startsWith('ours') ? 'ours' : 'baseline';
+    writeFileSync(`${process.env.BENCH_DUMP}-${tag}-article.json`, JSON.stringify(Object.fromEntries(articles.map((p, i) => [p.id, { articleBody: a1.texts[i] }]))));
+    writeFileSync(`${process.env.BENCH_DUMP}-${tag}-wcxb.json`, JSON.stringify(Object.fromEntries(wcxb.map((p, i) => [p.id, w1.texts[i]]))));
+  }
+  const articleScores = articles.map((page, i) => shingleScore(page.truth, a1.texts[i]!));
+  const byType = new Map<string, [number, number, number][]>();
+  wcxb.forEach((page, i) => byType.set(page.type, [...(byType.get(page.type) ?? []), wordScore(w1.texts[i]!, page.truth)]));
   const a = articleMetrics(articleScores);
   const all = [...byType.values()].flat();
   const mean = (scores: [number, number, number][], i: number) => scores.reduce((sum, s) => sum + s[i]!, 0) / scores.length;
   console.log(`\n${name}`);
-  console.log(`  article-extraction (${articles.length}): F1 ${a.f1.toFixed(3)}  P ${a.p.toFixed(3)}  R ${a.r.toFixed(3)}  ${fmt(articles.length / articleSeconds)} pages/s`);
-  console.log(`  wcxb-dev (${wcxb.length}): F1 ${mean(all, 2).toFixed(3)}  P ${mean(all, 0).toFixed(3)}  R ${mean(all, 1).toFixed(3)}`);
+  console.log(`  article-extraction (${articles.length}): F1 ${a.f1.toFixed(3)}  P ${a.p.toFixed(3)}  R ${a.r.toFixed(3)}  ${fmt(articles.length / a1.seconds)} pages/s`);
+  console.log(`  wcxb-dev (${wcxb.length}): F1 ${mean(all, 2).toFixed(3)}  P ${mean(all, 0).toFixed(3)}  R ${mean(all, 1).toFixed(3)}  ${fmt(wcxb.length / w1.seconds)} pages/s`);
   const types = [...byType.entries()].sort(([x], [y]) => x.localeCompare(y));
   console.log(`  per type F1: ${types.map(([type, scores]) => `${type} ${mean(scores, 2).toFixed(3)} (${scores.length})`).join(', ')}`);
 }
@@ -173,7 +187,9 @@ async function main(): Promise<void> {
   if (!process.env.BENCH_SKIP_BASELINE) await run('baseline: @mozilla/readability + turndown on linkedom', readabilityBaseline, articles, wcxb);
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

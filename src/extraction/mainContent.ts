@@ -1,12 +1,113 @@
-import { Readability } from '@mozilla/readability';
-import { parseHTML } from 'linkedom';
+import { measure, type Measures } from './main/measure';
+import { dropComments, dropExtras, dropFurniture, dropNeverContent, type Landmarks } from './main/prune';
+import { DOMINANCE, SEMANTIC_SHARE, TEXT_WEIGHT } from './main/patterns';
 
 /**
- * The main article of a page as a detached DOM, or undefined when the page has no clear
- * article. The document is consumed: callers take metadata from it first.
+ * The main content of a page, in named stages (each explains why it exists):
+ *
+ * 1. `dropNeverContent`: scripts, controls and frames go first, so no later stage counts their text.
+ * 2. `measure`: one walk records every element's text, link text and prose weight (`content`),
+ *    so the stages compare sizes without re-reading the tree (`textContent` on linkedom is slow).
+ * 3. `dropFurniture`: navigation, headers, footers, asides, forms and blocks named as share bars,
+ *    related links, cookie banners, ads or metadata go, unless they hold a large share of the
+ *    page (then they are a site's odd wrapper, not furniture). Landmarks are noted on the way.
+ * 4. `dropComments`: reader comments go when the page's own text stands without them; on a
+ *    forum they are the page and stay.
+ * 5. `contentRoot`: the region the page marks as its content (`itemprop=articleBody`, one
+ *    dominant `article`, `main`), when it holds a real share of the prose; else the body.
+ * 6. `descend`: from there, step into the child that holds nearly all the prose, while one does.
+ *    An article ends at its text column; a forum thread or a listing, whose prose is spread
+ *    over many like children, ends at the container that holds them all.
+ * 7. `dropExtras`: inside the result, small link lists and blocks under "Related", "Share" and
+ *    similar headings go; a large link-dense block (a listing's grid) stays.
+ * 8. The page's h1 title is put back on top when the content starts below it.
+ */
+
+/** The first non-empty h1: the page's title as the page shows it. */
+function titleHeading(body: Element): Element | undefined {
+  for (const h1 of Array.from(body.getElementsByTagName('h1'))) if ((h1.textContent ?? '').trim()) return h1;
+  return undefined;
+}
+
+/**
+ * How much of the page's content an element holds: its prose, plus a little for all its text,
+ * so a page with no prose (a listing of linked headlines, a product grid) still has a centre.
+ */
+function contentOf(measures: Measures, el: Element): number {
+  const stats = measures.get(el);
+  return stats ? stats.content + TEXT_WEIGHT * stats.chars : 0;
+}
+
+/** The largest of `candidates` by prose, with its share of the page's prose. */
+function largest(measures: Measures, candidates: Element[]): { el?: Element; content: number; second: number } {
+  let el: Element | undefined;
+  let content = 0;
+  let second = 0;
+  for (const candidate of candidates) {
+    const c = contentOf(measures, candidate);
+    if (c > content) {
+      second = content;
+      content = c;
+      el = candidate;
+    } else if (c > second) second = c;
+  }
+  return { el, content, second };
+}
+
+/** Stage 5: the page's own marking of its content, trusted when it holds a real share of the prose. */
+function contentRoot(body: Element, measures: Measures, landmarks: Landmarks): Element {
+  const total = contentOf(measures, body) || 1;
+  const attached = (els: Element[]) => els.filter((el) => el.isConnected);
+  const articleBody = largest(measures, attached(landmarks.articleBodies));
+  if (articleBody.el && articleBody.content >= SEMANTIC_SHARE * total) return articleBody.el;
+  // One article among several is the page's; many of like size are posts or listed items.
+  const article = largest(measures, attached(landmarks.articles));
+  if (article.el && article.content >= 0.5 * total && article.content >= 3 * article.second) return article.el;
+  const main = largest(measures, attached(landmarks.mains));
+  if (main.el && main.content >= SEMANTIC_SHARE * total) return main.el;
+  return body;
+}
+
+/** Stage 6: into the child holding nearly all the prose, while there is one. */
+function descend(root: Element, measures: Measures): Element {
+  let node = root;
+  for (;;) {
+    const total = contentOf(measures, node);
+    if (total === 0) return node;
+    let best: Element | undefined;
+    let bestContent = 0;
+    for (let child = node.firstElementChild; child; child = child.nextElementSibling) {
+      const c = contentOf(measures, child);
+      if (c > bestContent) {
+        best = child;
+        bestContent = c;
+      }
+    }
+    if (!best || bestContent < DOMINANCE * total) return node;
+    node = best;
+  }
+}
+
+/**
+ * The main content of a page as an element detached from the page, or undefined when the page
+ * has no text at all (the caller then falls back to the body). The document is changed:
+ * callers take metadata from it first.
  */
 export function mainContent(doc: Document): Node | undefined {
-  const article = new Readability(doc, { keepClasses: true }).parse();
-  if (!article?.content) return undefined;
-  return parseHTML(`<!doctype html><html><body>${article.content}</body></html>`).document.body;
+  const body = doc.body;
+  if (!body) return undefined;
+  const title = titleHeading(body);
+  dropNeverContent(body);
+  let measures = measure(body);
+  if (contentOf(measures, body) === 0) return undefined;
+  const landmarks = dropFurniture(body, measures);
+  measures = measure(body);
+  dropComments(body, measures);
+  measures = measure(body);
+  const root = descend(contentRoot(body, measures, landmarks), measures);
+  dropExtras(root, measures);
+  const result = doc.createElement('div');
+  if (title && !root.contains(title)) result.appendChild(title.cloneNode(true));
+  result.appendChild(root);
+  return result;
 }

@@ -13,7 +13,13 @@ const HIDDEN = '[hidden], [aria-hidden="true"], [style*="display:none" i], [styl
 const LAZY_SRC_ATTRS = ['data-src', 'data-lazy-src', 'data-original', 'data-url', 'data-hi-res-src', 'data-full-src'];
 const LAZY_SRCSET_ATTRS = ['data-srcset', 'data-lazy-srcset', 'srcset'];
 
+/** A `<noscript>` in the body with this much text is the page's script-free view (forum software serves its posts so), not a notice. */
+const NOSCRIPT_PAGE_CHARS = 500;
+
 export function removeInvisible(root: ParentNode): void {
+  for (const el of Array.from(root.querySelectorAll('body noscript'))) {
+    if (el.querySelector('p, div, article') && (el.textContent ?? '').length >= NOSCRIPT_PAGE_CHARS) el.replaceWith(...Array.from(el.childNodes));
+  }
   for (const el of Array.from(root.querySelectorAll(NEVER_CONTENT))) el.remove();
   for (const el of Array.from(root.querySelectorAll(HIDDEN))) {
     // Some sites hide the heading of an open accordion for screen readers only: keep text-bearing <details>.

@@ -1,0 +1,95 @@
+/**
+ * Text statistics of every element of a subtree, gathered in one walk, so the stages that
+ * follow compare sizes without reading `textContent` again and again (which on linkedom walks
+ * the subtree each time and made the extractor slow).
+ */
+
+export interface TextStats {
+  /** Non-whitespace characters of the element's text. */
+  chars: number;
+  /** Of those, characters inside links. */
+  linkChars: number;
+  /** Weight of the prose blocks inside (long, punctuated text that is not links): where content is. */
+  content: number;
+  /** Number of links. */
+  links: number;
+}
+
+export type Measures = Map<Element, TextStats>;
+
+const TEXT_NODE = 3;
+const ELEMENT_NODE = 1;
+const NON_SPACE = /\S/g;
+const SENTENCE_PUNCTUATION = /[.,;:!?。，、！？]/g;
+/** A block's own text shorter than this (without links) is a label, not prose. */
+const MIN_PROSE_CHARS = 10;
+/** How much of a block's text is sampled to count its punctuation. */
+const SAMPLE_CHARS = 300;
+
+/** Tags that start a text block of their own; everything else is inline and belongs to the block around it. */
+const BLOCKS = new Set(['P', 'DIV', 'LI', 'TD', 'TH', 'DD', 'DT', 'PRE', 'BLOCKQUOTE', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'SECTION', 'ARTICLE', 'FIGCAPTION', 'MAIN', 'BODY', 'TABLE', 'TR', 'UL', 'OL', 'DL', 'FIGURE', 'HEADER', 'FOOTER', 'ASIDE', 'NAV', 'FORM', 'ADDRESS', 'DETAILS', 'SUMMARY', 'CAPTION', 'BR']);
+
+interface Block {
+  chars: number;
+  linkChars: number;
+  sample: string;
+}
+
+function nonSpace(text: string): number {
+  let count = 0;
+  NON_SPACE.lastIndex = 0;
+  while (NON_SPACE.exec(text)) count++;
+  return count;
+}
+
+/** Content earned by one block's own text: its non-link length, more when punctuated like sentences. */
+function blockContent(block: Block): number {
+  const plain = block.chars - block.linkChars;
+  if (plain < MIN_PROSE_CHARS) return 0;
+  const punctuation = block.sample.match(SENTENCE_PUNCTUATION)?.length ?? 0;
+  return plain * (1 + Math.min(punctuation, 10) * 0.05);
+}
+
+/** Walks `root` once and returns the stats of each element in it. */
+export function measure(root: Element): Measures {
+  const measures: Measures = new Map();
+  const visit = (el: Element, inLink: boolean, outer: Block): TextStats => {
+    const stats: TextStats = { chars: 0, linkChars: 0, content: 0, links: 0 };
+    const isLink = el.tagName === 'A';
+    if (isLink) stats.links = 1;
+    const link = inLink || isLink;
+    const own = BLOCKS.has(el.tagName) || el === root;
+    const block: Block = own ? { chars: 0, linkChars: 0, sample: '' } : outer;
+    for (let child = el.firstChild; child; child = child.nextSibling) {
+      if (child.nodeType === TEXT_NODE) {
+        const data = (child as Text).data;
+        const n = nonSpace(data);
+        if (n === 0) continue;
+        stats.chars += n;
+        block.chars += n;
+        if (link) {
+          stats.linkChars += n;
+          block.linkChars += n;
+        }
+        if (block.sample.length < SAMPLE_CHARS) block.sample += data;
+      } else if (child.nodeType === ELEMENT_NODE) {
+        const sub = visit(child as Element, link, block);
+        stats.chars += sub.chars;
+        stats.linkChars += sub.linkChars;
+        stats.links += sub.links;
+        stats.content += sub.content;
+      }
+    }
+    if (own) stats.content += blockContent(block);
+    measures.set(el, stats);
+    return stats;
+  };
+  visit(root, false, { chars: 0, linkChars: 0, sample: '' });
+  return measures;
+}
+
+export const EMPTY_STATS: TextStats = { chars: 0, linkChars: 0, content: 0, links: 0 };
+
+export function linkDensity(stats: TextStats): number {
+  return stats.chars === 0 ? 0 : stats.linkChars / stats.chars;
+}

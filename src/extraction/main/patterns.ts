@@ -1,0 +1,56 @@
+/**
+ * Tuning constants and patterns of the main-content extractor, in one place so the stages read
+ * as rules and the numbers can be tuned against the benchmarks (`npm run bench:extraction`).
+ */
+
+/** Elements that never hold the page's own content, whatever their size. */
+export const NEVER_CONTENT_TAGS = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'BUTTON', 'SELECT', 'INPUT', 'TEXTAREA', 'OPTION', 'SVG', 'IFRAME', 'DIALOG', 'MENU', 'OBJECT', 'EMBED', 'CANVAS']);
+
+/** Page furniture by tag: removed unless it holds most of the page (a site that wraps everything in one). */
+export const FURNITURE_TAGS = new Set(['NAV', 'ASIDE', 'FOOTER', 'HEADER', 'FORM']);
+
+/** ARIA roles of page furniture. */
+export const FURNITURE_ROLES = /^(navigation|banner|contentinfo|complementary|search|dialog|alertdialog|menu|menubar|toolbar|tablist)$/i;
+
+/**
+ * class/id words of blocks that are not the content: matched at the start of a word (so
+ * `shareButtons`, `related-posts`, `newsletterSignup` all match), words split on space, `-`, `_`.
+ */
+export const BOILERPLATE_NAMES =
+  /(^|[\s_-])(share|sharing|sharedaddy|social|related|recommend|newsletter|subscri|cookie|consent|gdpr|advert|sponsor|breadcrumb|sidebar|popup|modal|overlay|paywall|outbrain|taboola|trending|mostpopular|most-popular|signup|sign-up|login|sr-only|screen-?reader|visually-?hidden|byline|author-?(bio|box|info)|about-?the-?author|post-?meta|entry-?meta|article-?meta|tag-?(list|cloud|links)|cat-?links|pagination|pager|next-?post|prev-?post|post-?nav|navbar|navigation|more-?(stories|articles|news)|you-?may|also-?like|jump-?to|table-?of-?contents)/i;
+
+/** Whole class/id words of boilerplate that would match too much as prefixes (`ad` in `address`, `header` in `header-title`). */
+export const BOILERPLATE_WORDS =
+  /(^|[\s_-])(ad|ads|adv|adslot|dfp|hidden|hide|meta|date|time|author|tags?|hashtags?|crumbs?|alert|notice|header|footer|banner|menu|nav|toc|print|follow|promo|rating|reactions|published|updated|posted-?on|timestamp|dateline|disclaimer|copyright|skip|toolbar|masthead|categories|read-?more)($|[\s_-])/i;
+
+/** class/id words of the content itself: a block named so is kept though it matches a boilerplate word too. */
+export const CONTENT_NAMES = /(^|[\s_-])(article-?body|articlebody|post-?body|post-?content|entry-?content|story-?body|main-?content|page-?content|rich-?text|richtext|prose|markdown|body-?text|article-?content|content-?body|text-?content)($|[\s_-])/i;
+
+/** Reader comments: dropped from a page whose own text stands without them, kept on forums where they are the page. */
+export const COMMENT_NAMES = /(^|[\s_-])(comments?|commentlist|comment-?list|comments-?area|respond|disqus|discussion|replies)($|[\s_-])/i;
+
+/** Once comments are gone, at least this share of the content must remain for them to go. */
+export const OWN_CONTENT_SHARE = 0.3;
+
+/** A furniture or boilerplate-named block holding more than this share of the page's content is kept. */
+export const MAX_FURNITURE_SHARE = 0.35;
+
+/** Weight of any text, links included, beside prose when locating the content (see `contentOf`). */
+export const TEXT_WEIGHT = Number(process.env.WL_TW ?? 0.15);
+
+/** Descend into a child while it holds at least this share of its parent's content. */
+export const DOMINANCE = Number(process.env.WL_DOM ?? 0.8);
+
+/** A semantic region (article, main, articleBody) must hold this share of the page's content to be taken. */
+export const SEMANTIC_SHARE = 0.3;
+
+/** Blocks whose text is mostly link text are menus and link lists. */
+export const MAX_LINK_DENSITY = 0.5;
+/** ... and are dropped from the chosen content when they are smaller than this share of it. */
+export const LINK_LIST_SHARE = 0.25;
+
+/** Headings that announce a block of links or extras rather than content. */
+export const EXTRAS_HEADINGS = /^(related|read (more|next|also)|more (from|on|stories|articles|news)|recommended|you (may|might) (also )?like|popular|trending|share|follow us|tags?|comments?|leave a (reply|comment)|about the author|see also|also read|latest|recent posts|most (read|popular|viewed)|sponsored|advertisement|newsletter|sign up|subscribe)\b/i;
+
+/** Text blocks shorter than this, alone at the end of the content, are credits and labels. */
+export const MIN_BLOCK_CHARS = 25;

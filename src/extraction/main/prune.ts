@@ -1,0 +1,138 @@
+import { type Measures, EMPTY_STATS, linkDensity } from './measure';
+import {
+  BOILERPLATE_NAMES,
+  BOILERPLATE_WORDS,
+  COMMENT_NAMES,
+  CONTENT_NAMES,
+  EXTRAS_HEADINGS,
+  FURNITURE_ROLES,
+  FURNITURE_TAGS,
+  LINK_LIST_SHARE,
+  MAX_FURNITURE_SHARE,
+  MAX_LINK_DENSITY,
+  NEVER_CONTENT_TAGS,
+  OWN_CONTENT_SHARE,
+} from './patterns';
+
+/** The class and id of an element, the words sites name their blocks by. */
+export function namesOf(el: Element): string {
+  const cls = el.getAttribute('class');
+  const id = el.getAttribute('id');
+  return cls && id ? `${cls} ${id}` : (cls ?? id ?? '');
+}
+
+/** Elements found on the way that mark the content themselves, for the next stage. */
+export interface Landmarks {
+  articleBodies: Element[];
+  articles: Element[];
+  mains: Element[];
+}
+
+/** Removes what can never be read as content: scripts, controls, embedded frames. */
+export function dropNeverContent(root: Element): void {
+  const walk = (el: Element): void => {
+    for (let child = el.firstElementChild; child; ) {
+      const next = child.nextElementSibling;
+      if (NEVER_CONTENT_TAGS.has(child.tagName)) child.remove();
+      else walk(child);
+      child = next;
+    }
+  };
+  walk(root);
+}
+
+function isFurniture(el: Element): boolean {
+  if (FURNITURE_TAGS.has(el.tagName)) return true;
+  const role = el.getAttribute('role');
+  if (role && FURNITURE_ROLES.test(role)) return true;
+  if (el.getAttribute('aria-modal') === 'true') return true;
+  const names = namesOf(el);
+  if (!names) return false;
+  return (BOILERPLATE_NAMES.test(names) || BOILERPLATE_WORDS.test(names)) && !CONTENT_NAMES.test(names);
+}
+
+/**
+ * Drops page furniture (navigation, headers, footers, asides, forms, and blocks named as
+ * sharing, related links, cookie notices, ads, metadata and the like) while noting the
+ * landmarks that mark the content. A furniture block holding a large share of the page's
+ * content is kept: some sites wrap the whole page in a `<form>` or a `sidebar-layout` div.
+ */
+export function dropFurniture(root: Element, measures: Measures): Landmarks {
+  const total = measures.get(root)?.content || 1;
+  const landmarks: Landmarks = { articleBodies: [], articles: [], mains: [] };
+  const walk = (el: Element): void => {
+    for (let child = el.firstElementChild; child; ) {
+      const next = child.nextElementSibling;
+      const stats = measures.get(child) ?? EMPTY_STATS;
+      if (isFurniture(child) && stats.content / total <= MAX_FURNITURE_SHARE && !child.querySelector('[itemprop="articleBody"]')) {
+        child.remove();
+      } else {
+        if (child.tagName === 'ARTICLE') landmarks.articles.push(child);
+        else if (child.tagName === 'MAIN' || child.getAttribute('role') === 'main') landmarks.mains.push(child);
+        if (child.getAttribute('itemprop') === 'articleBody') landmarks.articleBodies.push(child);
+        walk(child);
+      }
+      child = next;
+    }
+  };
+  walk(root);
+  return landmarks;
+}
+
+/**
+ * Drops reader comments, unless they are most of the page: on a forum or a Q&A page the
+ * replies are the content, on an article they are not.
+ */
+export function dropComments(root: Element, measures: Measures): void {
+  const total = measures.get(root)?.content || 1;
+  const found: Element[] = [];
+  const walk = (el: Element): void => {
+    for (let child = el.firstElementChild; child; child = child.nextElementSibling) {
+      const names = namesOf(child);
+      if (names && COMMENT_NAMES.test(names) && !CONTENT_NAMES.test(names)) found.push(child);
+      else walk(child);
+    }
+  };
+  walk(root);
+  const commentContent = found.reduce((sum, el) => sum + (measures.get(el)?.content ?? 0), 0);
+  if (commentContent > 0 && (total - commentContent) / total >= OWN_CONTENT_SHARE) for (const el of found) el.remove();
+}
+
+const HEADING = /^H[1-6]$/;
+
+/**
+ * Inside the chosen content: drops link lists (menus, tag lists, "more stories") that are a
+ * small part of it, and blocks announced by headings such as "Related" or "Share this". A large
+ * link-dense block is kept whole: on a listing page the grid of linked items is the content.
+ */
+export function dropExtras(root: Element, measures: Measures): void {
+  const total = measures.get(root)?.content || 1;
+  const totalChars = measures.get(root)?.chars || 1;
+  // On a page made of links (a listing, a link aggregator) link lists are the content.
+  const linkPage = linkDensity(measures.get(root) ?? EMPTY_STATS) > MAX_LINK_DENSITY;
+  const walk = (el: Element): void => {
+    for (let child = el.firstElementChild; child; ) {
+      let next = child.nextElementSibling;
+      const stats = measures.get(child) ?? EMPTY_STATS;
+      if (HEADING.test(child.tagName) && child.tagName !== 'H1') {
+        const text = (child.textContent ?? '').trim();
+        if (text.length < 60 && EXTRAS_HEADINGS.test(text)) {
+          const following = next;
+          const followingStats = following ? (measures.get(following) ?? EMPTY_STATS) : EMPTY_STATS;
+          if (following && !HEADING.test(following.tagName) && (linkDensity(followingStats) > 0.3 || followingStats.content < 0.1 * total)) {
+            next = following.nextElementSibling;
+            following.remove();
+          }
+          child.remove();
+          child = next;
+          continue;
+        }
+      }
+      const linkList = !linkPage && stats.links >= 2 && linkDensity(stats) > MAX_LINK_DENSITY && stats.chars / totalChars < LINK_LIST_SHARE;
+      if (linkList) child.remove();
+      else if (linkDensity(stats) <= MAX_LINK_DENSITY || stats.links < 2) walk(child);
+      child = next;
+    }
+  };
+  walk(root);
+}
