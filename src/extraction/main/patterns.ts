@@ -36,10 +36,10 @@ export const OWN_CONTENT_SHARE = 0.3;
 export const MAX_FURNITURE_SHARE = 0.35;
 
 /** Weight of any text, links included, beside prose when locating the content (see `contentOf`). */
-export const TEXT_WEIGHT = Number(process.env.WL_TW ?? 0.15);
+export const TEXT_WEIGHT = 0.15;
 
 /** Descend into a child while it holds at least this share of its parent's content. */
-export const DOMINANCE = Number(process.env.WL_DOM ?? 0.8);
+export const DOMINANCE = 0.8;
 
 /** A semantic region (article, main, articleBody) must hold this share of the page's content to be taken. */
 export const SEMANTIC_SHARE = 0.3;
@@ -49,8 +49,15 @@ export const MAX_LINK_DENSITY = 0.5;
 /** ... and are dropped from the chosen content when they are smaller than this share of it. */
 export const LINK_LIST_SHARE = 0.25;
 
-/** Headings that announce a block of links or extras rather than content. */
-export const EXTRAS_HEADINGS = /^(related|read (more|next|also)|more (from|on|stories|articles|news)|recommended|you (may|might) (also )?like|popular|trending|share|follow us|tags?|comments?|leave a (reply|comment)|about the author|see also|also read|latest|recent posts|most (read|popular|viewed)|sponsored|advertisement|newsletter|sign up|subscribe)\b/i;
+/**
+ * Headings that announce extras rather than content ("Related articles", "Top rated comments",
+ * "You may also like"): what follows them in their container goes too, when the content stands
+ * without it.
+ */
+export const EXTRAS_HEADINGS =
+  /^(\W*\d*\s*(top |most |latest |recent |reader |user )?(rated |recent )?(comments?|responses?|replies|reactions)\b|related\b|read (more|next|also)\b|more (from|on|in|stories|articles|news|like this)\b|recommended\b|you (may|might|will) (also )?(like|enjoy|be interested)|popular\b|trending\b|share (this|the)\b|follow us\b|tags?:?$|leave a (reply|comment)|post a comment|join the (conversation|discussion)|about the author|see also$|also read\b|latest (news|stories|articles|posts)|recent posts|most (read|popular|viewed|shared)\b|sponsored\b|advertisement\b|newsletter\b|sign up\b|subscribe\b|don't miss\b|further reading)/i;
+/** Share of the content that may follow such a heading and still be cut. */
+export const EXTRAS_TAIL_SHARE = 0.5;
 
 /** Text blocks shorter than this, alone at the end of the content, are credits and labels. */
 export const MIN_BLOCK_CHARS = 25;

@@ -5,6 +5,7 @@ import {
   COMMENT_NAMES,
   CONTENT_NAMES,
   EXTRAS_HEADINGS,
+  EXTRAS_TAIL_SHARE,
   FURNITURE_ROLES,
   FURNITURE_TAGS,
   LINK_LIST_SHARE,
@@ -117,11 +118,17 @@ export function dropExtras(root: Element, measures: Measures): void {
       if (HEADING.test(child.tagName) && child.tagName !== 'H1') {
         const text = (child.textContent ?? '').trim();
         if (text.length < 60 && EXTRAS_HEADINGS.test(text)) {
-          const following = next;
-          const followingStats = following ? (measures.get(following) ?? EMPTY_STATS) : EMPTY_STATS;
-          if (following && !HEADING.test(following.tagName) && (linkDensity(followingStats) > 0.3 || followingStats.content < 0.1 * total)) {
-            next = following.nextElementSibling;
-            following.remove();
+          // Everything after the heading in its container belongs to it, unless that is most of the content.
+          let tail = 0;
+          for (let sibling = next; sibling; sibling = sibling.nextElementSibling) tail += (measures.get(sibling) ?? EMPTY_STATS).content;
+          if (tail <= EXTRAS_TAIL_SHARE * total) {
+            while (next) {
+              const after = next.nextElementSibling;
+              next.remove();
+              next = after;
+            }
+            // A heading that opens its wrapper ("<div><h2>Comments</h2>...</div>") announces what follows the wrapper too.
+            cutAfterWrappers(child, root, measures, total);
           }
           child.remove();
           child = next;
@@ -135,4 +142,18 @@ export function dropExtras(root: Element, measures: Measures): void {
     }
   };
   walk(root);
+}
+
+/** Removes what follows each wrapper that `heading` opens, up to `root`, while that is a minor part of the content. */
+function cutAfterWrappers(heading: Element, root: Element, measures: Measures, total: number): void {
+  let box = heading.parentElement;
+  let first: Element = heading;
+  while (box && box !== root && box.firstElementChild === first) {
+    let tail = 0;
+    for (let sibling = box.nextElementSibling; sibling; sibling = sibling.nextElementSibling) tail += (measures.get(sibling) ?? EMPTY_STATS).content;
+    if (tail > EXTRAS_TAIL_SHARE * total) return;
+    while (box.nextElementSibling) box.nextElementSibling.remove();
+    first = box;
+    box = box.parentElement;
+  }
 }

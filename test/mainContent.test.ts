@@ -1,0 +1,120 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+
+/**
+ * The production path short of fetching (parse, clean, main content, Markdown), run on the
+ * built code (`npm test` builds first) in a child process: linkedom's ESM dependencies do not
+ * load inside Jest's CommonJS runtime.
+ */
+const DIST = path.resolve(__dirname, '..', 'dist', 'src', 'extraction');
+const SCRIPT = `
+const { parseHTML } = require('linkedom');
+const { mainContent } = require(${JSON.stringify(path.join(DIST, 'mainContent.js'))});
+const { toMarkdown } = require(${JSON.stringify(path.join(DIST, 'markdown.js'))});
+const { removeInvisible } = require(${JSON.stringify(path.join(DIST, 'prepare.js'))});
+let html = '';
+process.stdin.on('data', (chunk) => (html += chunk)).on('end', () => {
+  const { document } = parseHTML(html);
+  removeInvisible(document);
+  const root = mainContent(document);
+  process.stdout.write(root ? toMarkdown(root) : '<undefined>');
+});`;
+
+function extract(html: string): string {
+  const result = spawnSync(process.execPath, ['-e', SCRIPT], { input: html, encoding: 'utf8', cwd: path.resolve(__dirname, '..') });
+  if (result.status !== 0) throw new Error(result.stderr);
+  return result.stdout;
+}
+
+const sentence = (topic: string, i: number) =>
+  `The ${topic} report number ${i} describes, in some detail, how the harbour council met again on Tuesday evening, and what the fishermen said about the new quay.`;
+
+const navigation = `<header class="site-header"><a href="/">Harbour Times</a>
+  <nav><ul>${['News', 'Sport', 'Weather', 'Opinion', 'Culture'].map((s) => `<li><a href="/${s}">${s}</a></li>`).join('')}</ul></nav></header>`;
+
+const footer = `<footer class="site-footer"><p>Copyright 2024 Harbour Times. All rights reserved. Registered in England and Wales as a company.</p>
+  <ul><li><a href="/about">About us</a></li><li><a href="/contact">Contact</a></li><li><a href="/privacy">Privacy policy</a></li></ul></footer>`;
+
+const articlePage = `<!doctype html><html><head><title>Quay vote</title><meta property="og:type" content="article"></head><body>
+${navigation}
+<div id="cookie-banner" class="cookie-consent"><p>We use cookies to improve your experience on our website, to measure traffic and to personalise ads. <a href="/cookies">Manage settings</a></p><button>Accept all</button></div>
+<div class="layout">
+  <main>
+    <article>
+      <h1>Council votes to rebuild the old quay</h1>
+      <div class="share-buttons"><a href="https://facebook.com/share">Share on Facebook</a> <a href="https://twitter.com/share">Share on Twitter</a> <a href="mailto:?">Email this story</a></div>
+      <div class="article-body">
+        <p>${sentence('first', 1)}</p>
+        <p>${sentence('second', 2)}</p>
+        <h2>What happens next</h2>
+        <p>${sentence('third', 3)}</p>
+        <ul><li>Stone delivered in spring, before the fishing season opens</li><li>Work on the north wall during the summer months</li></ul>
+        <table><thead><tr><th>Phase</th><th>Cost</th></tr></thead><tbody><tr><td>North wall</td><td>£1.2m</td></tr><tr><td>South steps</td><td>£0.4m</td></tr></tbody></table>
+        <pre><code class="language-python">print("quay rebuilt")</code></pre>
+        <p>${sentence('fourth', 4)}</p>
+      </div>
+      <div class="related-articles"><h3>Related stories</h3><ul>
+        <li><a href="/a">Harbour master retires after forty years at sea</a></li>
+        <li><a href="/b">Lifeboat crew rescues two sailors off the point</a></li>
+        <li><a href="/c">New fish market opens on the east pier</a></li></ul></div>
+    </article>
+  </main>
+  <aside class="sidebar"><h3>Most read</h3><ol><li><a href="/x">Storm warning for the weekend across the whole coast</a></li><li><a href="/y">Ferry timetable changes announced by the operator</a></li></ol></aside>
+</div>
+${footer}
+</body></html>`;
+
+describe('mainContent on an article', () => {
+  const markdown = extract(articlePage);
+
+  it('keeps the h1 title as h1, the paragraphs, the subheading, the list, the table and the code block', () => {
+    expect(markdown).toMatch(/^# Council votes to rebuild the old quay$/m);
+    for (let i = 1; i <= 4; i++) expect(markdown).toContain(`report number ${i} describes`);
+    expect(markdown).toMatch(/^## What happens next$/m);
+    expect(markdown).toMatch(/^- Stone delivered in spring/m);
+    expect(markdown).toContain('| Phase | Cost |');
+    expect(markdown).toContain('| North wall | £1.2m |');
+    expect(markdown).toContain('```python\nprint("quay rebuilt")\n```');
+  });
+
+  it('drops navigation, footer, share widgets, the cookie banner, related links and the sidebar', () => {
+    expect(markdown).not.toContain('Sport');
+    expect(markdown).not.toContain('Copyright');
+    expect(markdown).not.toContain('Privacy policy');
+    expect(markdown).not.toContain('Share on Facebook');
+    expect(markdown).not.toContain('cookies');
+    expect(markdown).not.toContain('Harbour master retires');
+    expect(markdown).not.toContain('Related stories');
+    expect(markdown).not.toContain('Storm warning');
+  });
+});
+
+describe('mainContent on a forum thread', () => {
+  const posts = Array.from(
+    { length: 5 },
+    (_, i) => `<div class="post" id="post-${i + 1}"><div class="post-author"><a href="/u/${i}">user${i}</a></div>
+      <div class="post-body"><p>Reply ${i + 1}: ${i === 0 ? 'My outboard engine stalls whenever the tide turns; has anyone seen this before?' : `I had the same problem with mine, and cleaning the fuel filter fixed it for me (post ${i + 1}).`}</p></div></div>`,
+  ).join('\n');
+  const page = `<!doctype html><html><body>${navigation}
+    <div class="container"><div class="thread"><h1>Outboard engine stalls at the turn of the tide</h1>${posts}</div>
+    <aside class="sidebar"><h3>Similar threads</h3><ul><li><a href="/t/1">Anchors</a></li><li><a href="/t/2">Sails</a></li></ul></aside></div>
+    ${footer}</body></html>`;
+  const markdown = extract(page);
+
+  it('keeps every post and the thread title', () => {
+    expect(markdown).toMatch(/^# Outboard engine stalls at the turn of the tide$/m);
+    for (let i = 1; i <= 5; i++) expect(markdown).toContain(`Reply ${i}:`);
+  });
+
+  it('drops the site furniture around the thread', () => {
+    expect(markdown).not.toContain('Similar threads');
+    expect(markdown).not.toContain('Copyright');
+    expect(markdown).not.toContain('Weather');
+  });
+});
+
+describe('mainContent on an empty page', () => {
+  it('returns undefined so the caller falls back to the body', () => {
+    expect(extract('<!doctype html><html><body><div></div></body></html>')).toBe('<undefined>');
+  });
+});
