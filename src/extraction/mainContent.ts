@@ -23,6 +23,9 @@ import { DOMINANCE, SEMANTIC_SHARE, TEXT_WEIGHT } from './main/patterns';
  * 8. The page's h1 title is put back on top when the content starts below it.
  */
 
+/** Blocks that are content themselves: `descend` stops above them. */
+const TEXT_BLOCKS = new Set(['P', 'PRE', 'UL', 'OL', 'DL', 'TABLE', 'BLOCKQUOTE', 'FIGURE', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'LI', 'TD']);
+
 /** The first non-empty h1: the page's title as the page shows it. */
 function titleHeading(body: Element): Element | undefined {
   for (const h1 of Array.from(body.getElementsByTagName('h1'))) if ((h1.textContent ?? '').trim()) return h1;
@@ -83,7 +86,9 @@ function descend(root: Element, measures: Measures): Element {
         bestContent = c;
       }
     }
-    if (!best || bestContent < DOMINANCE * total) return node;
+    // A single text block (a paragraph, a list, a table) is content, not a container of it:
+    // stepping into it would drop the rest of its container's text.
+    if (!best || bestContent < DOMINANCE * total || TEXT_BLOCKS.has(best.tagName)) return node;
     node = best;
   }
 }
