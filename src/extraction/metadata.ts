@@ -5,11 +5,29 @@ import type { PageMetadata } from '../types';
  * HTML, in that order of trust for each field (spec 2.5). URLs come back absolute.
  */
 
-function metaContent(doc: Document, keys: readonly string[]): string | undefined {
+/**
+ * Every `<meta>` value by its lower-cased property, name or itemprop, the first one winning.
+ * Gathered in one walk: a query per key would walk a large page dozens of times.
+ */
+type MetaValues = Map<string, string>;
+
+function metaValues(doc: Document): MetaValues {
+  const values: MetaValues = new Map();
+  for (const el of Array.from(doc.getElementsByTagName('meta'))) {
+    const value = clean(el.getAttribute('content'));
+    if (!value) continue;
+    for (const attr of ['property', 'name', 'itemprop']) {
+      const key = el.getAttribute(attr)?.trim().toLowerCase();
+      if (key && !values.has(`${attr}:${key}`)) values.set(`${attr}:${key}`, value);
+    }
+  }
+  return values;
+}
+
+function metaContent(values: MetaValues, keys: readonly string[]): string | undefined {
   for (const key of keys) {
     for (const attr of ['property', 'name', 'itemprop']) {
-      const el = doc.querySelector(`meta[${attr}="${key}" i]`);
-      const value = clean(el?.getAttribute('content'));
+      const value = values.get(`${attr}:${key}`);
       if (value) return value;
     }
   }
@@ -118,19 +136,20 @@ function favicon(doc: Document, base: string): string | undefined {
 export function extractMetadata(doc: Document, pageUrl: string): PageMetadata {
   const base = documentBase(doc, pageUrl);
   const ld = jsonLdHints(doc);
+  const meta = metaValues(doc);
   const canonical = doc.querySelector('link[rel~="canonical" i][href]')?.getAttribute('href') ?? undefined;
   const metadata: PageMetadata = {
-    title: metaContent(doc, ['og:title', 'twitter:title']) ?? clean(doc.querySelector('title')?.textContent) ?? ld.headline,
-    description: metaContent(doc, ['og:description', 'twitter:description', 'description', 'dc.description']) ?? ld.description,
+    title: metaContent(meta, ['og:title', 'twitter:title']) ?? clean(doc.querySelector('title')?.textContent) ?? ld.headline,
+    description: metaContent(meta, ['og:description', 'twitter:description', 'description', 'dc.description']) ?? ld.description,
     author:
-      metaContent(doc, ['author', 'article:author', 'dc.creator', 'parsely-author', 'sailthru.author', 'byl']) ??
+      metaContent(meta, ['author', 'article:author', 'dc.creator', 'parsely-author', 'sailthru.author', 'byl']) ??
       ld.author ??
       clean(doc.querySelector('[rel="author"], [itemprop="author"] [itemprop="name"]')?.textContent),
-    publisher: metaContent(doc, ['og:publisher', 'article:publisher', 'publisher', 'dc.publisher']) ?? ld.publisher,
-    image: absolute(metaContent(doc, ['og:image', 'og:image:url', 'og:image:secure_url', 'twitter:image', 'twitter:image:src']) ?? ld.image, base),
-    site_name: metaContent(doc, ['og:site_name', 'application-name', 'apple-mobile-web-app-title']),
-    url: absolute(metaContent(doc, ['og:url']) ?? canonical, base),
-    type: metaContent(doc, ['og:type']),
+    publisher: metaContent(meta, ['og:publisher', 'article:publisher', 'publisher', 'dc.publisher']) ?? ld.publisher,
+    image: absolute(metaContent(meta, ['og:image', 'og:image:url', 'og:image:secure_url', 'twitter:image', 'twitter:image:src']) ?? ld.image, base),
+    site_name: metaContent(meta, ['og:site_name', 'application-name', 'apple-mobile-web-app-title']),
+    url: absolute(metaContent(meta, ['og:url']) ?? canonical, base),
+    type: metaContent(meta, ['og:type']),
     favicon: favicon(doc, base),
   };
   for (const key of Object.keys(metadata) as (keyof PageMetadata)[]) {
