@@ -22,6 +22,9 @@ export async function startDevServer(options: DevServerOptions): Promise<Child> 
   // partition with no poller and wait to be forwarded, which adds tens of ms to every step.
   args.push('--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1');
   args.push('--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1');
+  // With one history shard, the transfer queue is polled at most 20 times a second by default,
+  // so each step of a run (task created -> task dispatched) waited ~40 ms for the next poll.
+  args.push('--dynamic-config-value', 'history.transferProcessorMaxPollRPS=1000');
   const server = spawnChild('temporal', options.cliPath, args, { onLine: options.output });
   await waitUntil(
     `Temporal on port ${options.port}`,
