@@ -1,5 +1,5 @@
 import { post } from './helpers/api';
-import { html, startFixtureServer, type FixtureServer } from './helpers/fixtureServer';
+import { html, startFixtureServer, type FixtureServer, type Handler } from './helpers/fixtureServer';
 
 const SCRIPT_ONLY = `<!doctype html><html><head><title>Script app</title></head><body><div id="root"></div>
 <script>
@@ -25,6 +25,32 @@ window.addEventListener('scroll', () => {
 });
 </script></body></html>`;
 
+/** The end of this page comes from the server, asked for only when a reader scrolls near it. */
+const LAZY_FETCH = `<!doctype html><html><head><title>Lazy feed</title></head><body><main><h1>Lazy feed</h1>
+<p>${'The first screen of a feed whose next items are fetched when a reader scrolls down. '.repeat(4)}</p>
+<div style="height: 4000px"></div><div id="more"></div></main>
+<script>
+let asked = false;
+window.addEventListener('scroll', () => {
+  if (window.scrollY + window.innerHeight > 3500 && !asked) {
+    asked = true;
+    fetch('/feed-more').then((r) => r.text()).then((t) => { document.getElementById('more').innerHTML = t; });
+  }
+});
+</script></body></html>`;
+
+/** The article text arrives from a slow API call made after the page has loaded. */
+const LATE_DATA = `<!doctype html><html><head><title>Late data</title></head><body><main id="root"><h1>Late data</h1></main>
+<script>
+window.addEventListener('load', () => {
+  setTimeout(() => fetch('/late-body').then((r) => r.text()).then((t) => { document.getElementById('root').insertAdjacentHTML('beforeend', t); }), 50);
+});
+</script></body></html>`;
+
+const slowly = (body: string): Handler => (_req, res) => {
+  setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(body), 400);
+};
+
 let fixtures: FixtureServer;
 /** An internal service on plain loopback, which the stack must never reach. */
 let secrets: FixtureServer;
@@ -38,6 +64,10 @@ beforeAll(async () => {
       res.writeHead(passed ? 200 : 403, { 'content-type': 'text/html' }).end(passed ? ARTICLE : CHALLENGE);
     },
     '/lazy': html(LAZY),
+    '/lazy-fetch': html(LAZY_FETCH),
+    '/feed-more': slowly('<p>Fetched from the server after the reader scrolled near the end.</p>'),
+    '/late-data': html(LATE_DATA),
+    '/late-body': slowly(`<p>${'Article text that a slow API call delivered after the page load event. '.repeat(4)}</p>`),
     '/to-internal': (_req, res) => res.writeHead(302, { location: secrets.url('/secret') }).end(),
     '/fetches-internal': html(`<html><body><article><h1>Innocent</h1><p id="out">${'A page that reads an internal address from its script. '.repeat(5)}</p></article>
 <script>fetch('${secrets.url('/secret')}').then((r) => r.text()).then((t) => { document.getElementById('out').textContent = t; });</script></body></html>`),
@@ -84,6 +114,18 @@ describe('effort levels', () => {
     const res = await extract('/lazy', 'max');
     expect(res.status).toBe(200);
     expect(res.body.content).toContain('Loaded late, after scrolling');
+  });
+
+  it('max waits for what a scroll starts loading', async () => {
+    const res = await extract('/lazy-fetch', 'max');
+    expect(res.status).toBe(200);
+    expect(res.body.content).toContain('Fetched from the server after the reader scrolled');
+  });
+
+  it('max waits for requests a page makes after its load event', async () => {
+    const res = await extract('/late-data', 'max');
+    expect(res.status).toBe(200);
+    expect(res.body.content).toContain('a slow API call delivered');
   });
 
   it('max refuses a page that redirects into an internal address', async () => {

@@ -4,27 +4,27 @@ import { ServiceError } from '../errors';
 import type { AddressPolicy } from '../net/addressPolicy';
 import type { BrowserPool } from '../browser/browserPool';
 import type { GuardProxy } from '../browser/guardProxy';
+import { NetworkActivity } from '../browser/networkActivity';
 import { isPdfType } from '../extraction/pdf';
-import type { FetchedPage } from '../types';
+import type { ObtainedPage } from '../types';
 import { reportingFailures } from './failures';
-import type { PageStore } from './pageStore';
+import { readPage, type PageReading, type ReadingOf, type ReadSettings } from './readPage';
 
-export interface RenderPageInput {
+export interface RenderPageInput<R extends PageReading> {
   url: string;
   /** Render through the proxy configured for this country (spec 2.1). */
   country?: string;
+  reading: R;
 }
 
 export interface RenderActivityDeps {
   pool: BrowserPool;
   proxy: GuardProxy;
   policy: AddressPolicy;
-  store: PageStore;
   settings: BrowserSettings;
   geo: GeoSettings;
   userAgent: string;
-  /** This process's own task queue, where the rendered page can be read back. */
-  holderQueue: string;
+  read: ReadSettings;
 }
 
 /** Nothing a text extraction reads; skipping them is most of a render's speed. */
@@ -34,7 +34,6 @@ const BLOCKED_RESOURCES = new Set(['image', 'media', 'font', 'texttrack', 'event
 const SETTLE_MS = 2_500;
 /** Scrolling gives lazy lists and images their chance to load; it stops at the page end. */
 const SCROLL_STEPS = 12;
-const SCROLL_PAUSE_MS = 120;
 
 const TRANSIENT_STATUSES = new Set([408, 425, 429, 500, 502, 503, 504]);
 
@@ -44,26 +43,30 @@ async function skipHeavyResources(route: Route): Promise<void> {
   return route.continue();
 }
 
-async function settle(page: Page, ms: number): Promise<void> {
-  if (ms <= 0) return;
-  await page.waitForLoadState('networkidle', { timeout: ms }).catch(() => undefined);
-}
-
-async function scrollThrough(page: Page, deadline: number): Promise<void> {
+/**
+ * Scrolls a screen at a time to the page end. Each step waits two frames, so scroll handlers
+ * and intersection observers run; it waits for the network only when the step started loading.
+ */
+async function scrollThrough(page: Page, network: NetworkActivity, deadline: number): Promise<void> {
   for (let step = 0; step < SCROLL_STEPS && Date.now() < deadline; step++) {
-    const atEnd = await page.evaluate(() => {
+    const atEnd = await page.evaluate(async () => {
       window.scrollBy(0, window.innerHeight);
+      // A page that never paints (hidden, stalled) still moves on after a moment.
+      await new Promise((resolve) => {
+        requestAnimationFrame(() => requestAnimationFrame(resolve));
+        setTimeout(resolve, 100);
+      });
       return window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2;
     });
+    if (network.busy) await network.quiet(Math.min(deadline, Date.now() + SETTLE_MS));
     if (atEnd) break;
-    await page.waitForTimeout(SCROLL_PAUSE_MS);
   }
 }
 
 export function createRenderActivities(deps: RenderActivityDeps) {
   return {
-    /** Loads a page in Chromium, lets its scripts run, and parks the final DOM in this process. */
-    async renderPage(input: RenderPageInput): Promise<FetchedPage> {
+    /** Loads a page in Chromium, lets its scripts run, and reads the final DOM as asked. */
+    async renderPage<R extends PageReading>(input: RenderPageInput<R>): Promise<ObtainedPage<ReadingOf<R>>> {
       let httpStatus = 0;
       return reportingFailures(
         async () => {
@@ -80,6 +83,7 @@ export function createRenderActivities(deps: RenderActivityDeps) {
             .withContext({ userAgent: deps.userAgent, locale: 'en-US', proxy: session.proxy }, async (context) => {
             await context.route('**/*', skipHeavyResources);
             const page = await context.newPage();
+            const network = new NetworkActivity(page);
             let response;
             try {
               response = await page.goto(input.url, { waitUntil: 'load', timeout: deps.settings.renderTimeoutMs });
@@ -95,9 +99,9 @@ export function createRenderActivities(deps: RenderActivityDeps) {
               refuseIfInternal();
               return { body: await download.body(), contentType: servedType, finalUrl: page.url() };
             }
-            await settle(page, Math.min(SETTLE_MS, deadline - Date.now()));
-            await scrollThrough(page, deadline);
-            await settle(page, Math.min(SETTLE_MS, deadline - Date.now()));
+            await network.quiet(Math.min(deadline, Date.now() + SETTLE_MS));
+            await scrollThrough(page, network, deadline);
+            await network.quiet(Math.min(deadline, Date.now() + SETTLE_MS));
             refuseIfInternal();
             // The status of the document now shown: a challenge page that reloaded itself counts as its final load.
             httpStatus = (await page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)?.responseStatus ?? 0)) || (response?.status() ?? 0);
@@ -110,17 +114,17 @@ export function createRenderActivities(deps: RenderActivityDeps) {
             throw error;
           }
           const { body, contentType } = rendered;
-          const pageId = deps.store.put({ body, contentType, finalUrl: rendered.finalUrl, truncated: false });
+          const obtainMs = Math.round(performance.now() - started);
+          const reading = await readPage({ body, contentType, finalUrl: rendered.finalUrl, truncated: false }, input.reading, deps.read);
           return {
-            pageId,
-            holderQueue: deps.holderQueue,
             requestedUrl: input.url,
             finalUrl: rendered.finalUrl,
             status: httpStatus,
             contentType,
             bytes: body.byteLength,
-            fetchMs: Math.round(performance.now() - started),
+            obtainMs,
             needsBrowser: false,
+            reading,
           };
         },
         (err) => err.code === 'fetch_failed' && (httpStatus === 0 || TRANSIENT_STATUSES.has(httpStatus)),
