@@ -1,4 +1,3 @@
-import os from 'node:os';
 import path from 'node:path';
 
 /**
@@ -100,7 +99,7 @@ export interface Config {
   markdownMaxBytes: number;
   cache: CacheSettings;
   dataDir: string;
-  workers: { workflowConcurrency: number; fetchConcurrency: number; convertConcurrency: number; modelConcurrency: number };
+  workers: { workflowConcurrency: number; fetchConcurrency: number; modelConcurrency: number };
   embedded: { temporalPort: number; temporalUiPort: number; temporalCliPath?: string };
 }
 
@@ -233,7 +232,6 @@ export function loadConfig(env: Env = process.env): Config {
     workers: {
       workflowConcurrency: readInt(env, 'WORKFLOW_TASK_CONCURRENCY', 40, 1, 10_000),
       fetchConcurrency: readInt(env, 'FETCH_CONCURRENCY', 32, 1, 10_000),
-      convertConcurrency: readInt(env, 'CONVERT_CONCURRENCY', Math.max(2, os.cpus().length), 1, 1_000),
       modelConcurrency: readInt(env, 'MODEL_CONCURRENCY', 16, 1, 10_000),
     },
     embedded: {

@@ -60,13 +60,7 @@ export function invalidField(message: string): ServiceError {
 }
 
 /**
- * Not a caller-facing error: the failure type of an activity that found the fetched page gone
- * from its holder process (evicted or the process restarted). Workflows fetch again.
- */
-export const PAGE_GONE = 'page_gone';
-
-/**
- * Not caller-facing either: a model call that cannot succeed (bad key, unknown model, invalid
+ * Not caller-facing: a model call that cannot succeed (bad key, unknown model, invalid
  * request) or whose answers never met the schema. Workflows turn it into their operation's error.
  */
 export const MODEL_FAILED = 'model_failed';

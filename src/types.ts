@@ -56,19 +56,18 @@ export interface ExtractMarkdownResult {
 }
 
 /**
- * What a fetch leaves behind: the page body stays in the memory of the worker process that
- * fetched it, and only this small handle travels through workflow history. `holderQueue`
- * is that process's own task queue, where the activities that read the page must run.
+ * What fetching or rendering a page returns: a few facts about the page for the run's history,
+ * and the page already read as the operation asked (the body itself stays in the worker).
  */
-export interface FetchedPage {
-  pageId: string;
-  holderQueue: string;
+export interface ObtainedPage<T> {
   requestedUrl: string;
   finalUrl: string;
   status: number;
   contentType: string;
   bytes: number;
-  fetchMs: number;
+  /** Time spent downloading or rendering, apart from reading. */
+  obtainMs: number;
   /** A plain fetch got a script shell or a bot challenge: a browser would see more. */
   needsBrowser: boolean;
+  reading: T;
 }

@@ -1,7 +1,5 @@
-import { ApplicationFailure } from '@temporalio/common';
 import { parseHTML } from 'linkedom';
-import { PAGE_GONE, ServiceError } from '../errors';
-import { boundMarkdown } from '../extraction/bound';
+import { ServiceError } from '../errors';
 import { decodeHtml } from '../extraction/decode';
 import { mainContent } from '../extraction/mainContent';
 import { isPdf, pdfToMarkdown } from '../extraction/pdf';
@@ -9,27 +7,19 @@ import { toMarkdown } from '../extraction/markdown';
 import { documentBase, extractMetadata } from '../extraction/metadata';
 import { removeInvisible, resolveUrls } from '../extraction/prepare';
 import type { ContentScope, PageMetadata } from '../types';
-import { reportingFailures } from './failures';
-import type { PageStore, StoredPage } from './pageStore';
 
-export interface ConvertPageInput {
-  pageId: string;
-  content: ContentScope;
-}
-
-export interface ConvertPageResult {
-  content: string;
-  metadata: PageMetadata;
-}
-
-export interface ConvertActivityDeps {
-  store: PageStore;
-  markdownMaxBytes: number;
+/** A page as it was downloaded or rendered. */
+export interface PageBody {
+  body: Buffer;
+  contentType: string;
+  finalUrl: string;
+  /** The download stopped at the size cap. */
+  truncated: boolean;
 }
 
 const HTML_TYPES = /^(text\/html|application\/xhtml\+xml|application\/xml|text\/xml)\b/i;
 
-function htmlToMarkdown(page: StoredPage, scope: ContentScope): { markdown: string; metadata: PageMetadata } {
+function htmlToMarkdown(page: PageBody, scope: ContentScope): { markdown: string; metadata: PageMetadata } {
   const html = decodeHtml(page.body, page.contentType);
   const { document } = parseHTML(html);
   const metadata = extractMetadata(document, page.finalUrl);
@@ -40,7 +30,7 @@ function htmlToMarkdown(page: StoredPage, scope: ContentScope): { markdown: stri
   return { markdown: toMarkdown(root), metadata };
 }
 
-function looksLikeHtml(page: StoredPage): boolean {
+function looksLikeHtml(page: PageBody): boolean {
   if (HTML_TYPES.test(page.contentType)) return true;
   if (page.contentType && !/^text\/plain\b/i.test(page.contentType)) return false;
   const head = page.body.subarray(0, 1024).toString('latin1').trimStart().toLowerCase();
@@ -48,7 +38,7 @@ function looksLikeHtml(page: StoredPage): boolean {
 }
 
 /** Any page this service understands (PDF, HTML, plain text) as Markdown and metadata. */
-export async function pageToMarkdown(page: StoredPage, scope: ContentScope): Promise<{ markdown: string; metadata: PageMetadata }> {
+export async function pageToMarkdown(page: PageBody, scope: ContentScope): Promise<{ markdown: string; metadata: PageMetadata }> {
   try {
     if (isPdf(page.body, page.contentType)) return await pdfToMarkdown(page.body);
     if (looksLikeHtml(page)) return htmlToMarkdown(page, scope);
@@ -59,26 +49,3 @@ export async function pageToMarkdown(page: StoredPage, scope: ContentScope): Pro
   }
   throw new ServiceError('conversion_failed', `unsupported content type "${page.contentType}"`);
 }
-
-/** The page a holder process keeps for `pageId`, or the failure that makes the workflow fetch again. */
-export function heldPage(store: PageStore, pageId: string): StoredPage {
-  const page = store.get(pageId);
-  if (!page) throw ApplicationFailure.create({ type: PAGE_GONE, message: `page ${pageId} is no longer held`, nonRetryable: true });
-  return page;
-}
-
-export function createConvertActivities(deps: ConvertActivityDeps) {
-  return {
-    /** Turns a page held by this process into Markdown and metadata. */
-    async convertPage(input: ConvertPageInput): Promise<ConvertPageResult> {
-      const page = heldPage(deps.store, input.pageId);
-      return reportingFailures(async () => {
-        const converted = await pageToMarkdown(page, input.content);
-        deps.store.delete(input.pageId);
-        return { content: boundMarkdown(converted.markdown, deps.markdownMaxBytes), metadata: converted.metadata };
-      }, () => false);
-    },
-  };
-}
-
-export type ConvertActivities = ReturnType<typeof createConvertActivities>;

@@ -3,19 +3,18 @@ import type { Config } from '../config';
 import { createFetchActivities } from '../activities/fetchPage';
 import { AddressPolicy } from '../net/addressPolicy';
 import { createGuardedAgent } from '../net/httpFetch';
-import { createPageHolder } from './pageHolder';
+import { readSettings } from './readSettings';
 import type { RoleWorkers } from './role';
 
-/** The cheap tier: plain HTTP fetches from the shared queue, conversions on this process's queue. */
+/** The cheap tier: plain HTTP fetches, each page read (converted) where it was downloaded. */
 export async function createFetchWorkers(connection: NativeConnection, config: Config): Promise<RoleWorkers> {
-  const holder = createPageHolder(connection, config, config.taskQueues.fetch);
   const policy = new AddressPolicy(config.allowInternalHosts);
-  const fetcher = Worker.create({
+  const fetcher = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.taskQueues.fetch,
-    activities: createFetchActivities({ settings: config.fetch, geo: config.geo, policy, agent: createGuardedAgent(policy), store: holder.store, holderQueue: holder.queue }),
+    activities: createFetchActivities({ settings: config.fetch, geo: config.geo, policy, agent: createGuardedAgent(policy), read: readSettings(config) }),
     maxConcurrentActivityTaskExecutions: config.workers.fetchConcurrency,
   });
-  return { workers: await Promise.all([fetcher, holder.worker]) };
+  return { workers: [fetcher] };
 }

@@ -1,10 +1,9 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, upsertMemo } from '@temporalio/workflow';
 import type { ModelActivities, ModelAnswer, TokenUsage } from '../activities/askModel';
-import type { ModelInputActivities } from '../activities/prepareModelInput';
 import { MODEL_FAILED } from '../errors';
 import type { JsonSchema } from '../structured/schema';
 import { mergeAnswers } from '../structured/merge';
-import { obtainPage, PAGE_ATTEMPTS, pageWasLost, type PageQueues, type PageRequest } from './obtainPage';
+import { obtainPage, type PageQueues, type PageRequest } from './obtainPage';
 
 export interface StructuredJsonInput {
   request: PageRequest & { json_schema: JsonSchema; instructions?: string };
@@ -15,24 +14,6 @@ export interface StructuredJsonInput {
 
 /** The operation's own failure, by spec: 500 `failed to generate JSON` or `failed to transform data`. */
 const FAILURE_TYPE = { extract: 'generation_failed', generate: 'transform_failed' } as const;
-
-async function pageAsModelInput(input: StructuredJsonInput) {
-  for (let attempt = 1; ; attempt++) {
-    const page = await obtainPage(input.request, input.queues);
-    const { prepareModelInput } = proxyActivities<ModelInputActivities>({
-      taskQueue: page.holderQueue,
-      scheduleToStartTimeout: '15s',
-      startToCloseTimeout: '60s',
-      retry: { maximumAttempts: 2 },
-    });
-    try {
-      return await prepareModelInput({ pageId: page.pageId });
-    } catch (err) {
-      if (attempt < PAGE_ATTEMPTS && pageWasLost(err)) continue;
-      throw err;
-    }
-  }
-}
 
 function addUsage(total: TokenUsage, answer: ModelAnswer): void {
   total.prompt += answer.usage.prompt;
@@ -46,7 +27,7 @@ function addUsage(total: TokenUsage, answer: ModelAnswer): void {
  * extracted chunk by chunk and merged. Never returns an object that fails the schema.
  */
 async function structuredJson(task: 'extract' | 'generate', input: StructuredJsonInput): Promise<unknown> {
-  const { chunks, metadata } = await pageAsModelInput(input);
+  const { chunks, metadata } = await obtainPage(input.request, input.queues, { as: 'modelInput' });
   const model = proxyActivities<ModelActivities>({
     taskQueue: input.queues.model,
     startToCloseTimeout: '10m',

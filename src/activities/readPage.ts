@@ -1,0 +1,63 @@
+import type { ModelSettings } from '../config';
+import { ServiceError } from '../errors';
+import { boundMarkdown } from '../extraction/bound';
+import { estimateTokens, fitToBudget, splitIntoChunks } from '../structured/chunking';
+import type { ContentScope, PageMetadata } from '../types';
+import { pageToMarkdown, type PageBody } from './convertPage';
+
+/**
+ * What an operation wants of a page. The activity that obtains a page reads it before it
+ * returns, so page bodies never travel through Temporal: only the reading does, and a reading
+ * is bounded (Markdown by MARKDOWN_MAX_BYTES, model input by the token budget and chunk cap).
+ */
+export type PageReading = { as: 'markdown'; content: ContentScope } | { as: 'modelInput' };
+
+export interface MarkdownReading {
+  content: string;
+  metadata: PageMetadata;
+}
+
+export interface ModelInput {
+  /** One piece when the page fits one request, else the pieces to extract from one by one. */
+  chunks: string[];
+  metadata: PageMetadata;
+}
+
+export type ReadingOf<R extends PageReading> = R extends { as: 'markdown' } ? MarkdownReading : ModelInput;
+
+export interface ReadSettings {
+  markdownMaxBytes: number;
+  model: Pick<ModelSettings, 'contentTokens' | 'maxChunks'>;
+}
+
+async function markdownOf(page: PageBody, content: ContentScope, settings: ReadSettings): Promise<MarkdownReading> {
+  const converted = await pageToMarkdown(page, content);
+  return { content: boundMarkdown(converted.markdown, settings.markdownMaxBytes), metadata: converted.metadata };
+}
+
+/**
+ * The page as model input: its main content first, then the rest of the page while the token
+ * budget allows; a page whose main content alone is over budget is split into chunks.
+ */
+async function modelInputOf(page: PageBody, settings: ReadSettings): Promise<ModelInput> {
+  // A page cut off at the download cap would give answers from part of it.
+  if (page.truncated) throw new ServiceError('page_too_large', `page over the download cap: ${page.finalUrl}`);
+  const main = await pageToMarkdown(page, 'main');
+  const budget = settings.model.contentTokens;
+  let chunks: string[];
+  if (estimateTokens(main.markdown) > budget) {
+    chunks = splitIntoChunks(main.markdown, budget);
+  } else {
+    const full = await pageToMarkdown(page, 'full');
+    chunks = [fitToBudget(main.markdown, full.markdown, budget)];
+  }
+  if (chunks.length > settings.model.maxChunks) {
+    throw new ServiceError('page_too_large', `${chunks.length} chunks of ${budget} tokens needed, ${settings.model.maxChunks} allowed`);
+  }
+  return { chunks, metadata: main.metadata };
+}
+
+export async function readPage<R extends PageReading>(page: PageBody, reading: R, settings: ReadSettings): Promise<ReadingOf<R>> {
+  const result = reading.as === 'markdown' ? await markdownOf(page, reading.content, settings) : await modelInputOf(page, settings);
+  return result as ReadingOf<R>;
+}
