@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ConfigError, loadConfig, type Config } from './config';
+import { ConfigError, loadConfig, modelProblem, type Config } from './config';
 import { spawnChild, waitUntil, type Child } from './stack/children';
 import { startDevServer } from './stack/devServer';
 import { findTemporalCli } from './stack/temporalCli';
+import { workerProcessRoles } from './stack/workerProcesses';
 
 /**
  * `npm start`: the whole service on one machine. A Temporal dev server persisting to SQLite
@@ -70,7 +71,9 @@ async function startStack(config: Config, children: Child[]): Promise<void> {
   });
   children.push(temporal);
   env.TEMPORAL_ADDRESS = `127.0.0.1:${config.embedded.temporalPort}`;
-  children.push(spawnChild('worker', process.execPath, [path.join(__dirname, 'workers', 'main.js')], { env }));
+  for (const roles of workerProcessRoles(!modelProblem(config.model))) {
+    children.push(spawnChild(`worker ${roles}`, process.execPath, [path.join(__dirname, 'workers', 'main.js'), roles], { env }));
+  }
   const api = spawnChild('api', process.execPath, [path.join(__dirname, 'api', 'main.js')], { env });
   children.push(api);
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;

@@ -3,6 +3,7 @@ import { createWriteStream, existsSync } from 'node:fs';
 import path from 'node:path';
 import { spawnChild, waitUntil, type Child } from './children';
 import { freePort, startDevServer } from './devServer';
+import { workerProcessRoles } from './workerProcesses';
 import { startModelStandIn } from './modelStandIn';
 import { findTemporalCli } from './temporalCli';
 
@@ -73,7 +74,9 @@ export async function startStack(logDir: string, extraEnv: NodeJS.ProcessEnv = {
     MODEL_CONTENT_TOKENS: '2000',
     ...extraEnv,
   };
-  children.push(spawnChild('worker', process.execPath, [path.join(root, 'dist/src/workers/main.js')], { env, onLine: logTo('worker') }));
+  for (const roles of workerProcessRoles(true)) {
+    children.push(spawnChild(`worker ${roles}`, process.execPath, [path.join(root, 'dist/src/workers/main.js'), roles], { env, onLine: logTo(`worker-${roles.split(',')[0]}`) }));
+  }
   const api = spawnChild('api', process.execPath, [path.join(root, 'dist/src/api/main.js')], { env, onLine: logTo('api') });
   children.push(api);
   const apiUrl = `http://127.0.0.1:${apiPort}`;
