@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { GzipPayloadCodec } from '../src/payloadCodec';
 import { startStack, stopStack, type Stack } from '../src/stack/localStack';
 import { articlePage, callApi, fmt, load, percentile, servePage } from './common';
 
@@ -33,6 +34,7 @@ const runAt = (stack: Stack, url: string, total: number, concurrency: number, op
 async function activityMs(stack: Stack, ids: string[]): Promise<{ activity: number; download: number }> {
   const connection = await Connection.connect({ address: stack.temporalAddress });
   const client = new Client({ connection, namespace: stack.namespace });
+  const codec = new GzipPayloadCodec();
   const activityTimes: number[] = [];
   const downloadTimes: number[] = [];
   try {
@@ -45,8 +47,8 @@ async function activityMs(stack: Stack, ids: string[]): Promise<{ activity: numb
         const done = event.activityTaskCompletedEventAttributes;
         if (done) {
           activityTimes.push(at - startedAt);
-          const payload = done.result?.payloads?.[0]?.data;
-          if (payload) downloadTimes.push((JSON.parse(Buffer.from(payload).toString('utf8')) as { obtainMs: number }).obtainMs);
+          const [payload] = await codec.decode(done.result?.payloads ?? []);
+          if (payload?.data) downloadTimes.push((JSON.parse(Buffer.from(payload.data).toString('utf8')) as { obtainMs: number }).obtainMs);
         }
       }
     }

@@ -68,6 +68,7 @@ async function startStack(config: Config, children: Child[]): Promise<void> {
     uiPort: config.embedded.temporalUiPort,
     dbFile: path.join(config.dataDir, 'temporal.db'),
     namespace: config.temporal.namespace,
+    uiCodecEndpoint: `http://localhost:${config.port}/codec`,
   });
   children.push(temporal);
   env.TEMPORAL_ADDRESS = `127.0.0.1:${config.embedded.temporalPort}`;

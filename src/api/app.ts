@@ -14,6 +14,7 @@ import { bearerAuth } from './middleware/auth';
 import { errorResponses } from './middleware/errorResponses';
 import { jsonBody } from './middleware/jsonBody';
 import { requestLog } from './middleware/requestLog';
+import { codecRoute } from './routes/codec';
 import { extractMarkdownRoute } from './routes/extractMarkdown';
 import { structuredJsonRoute } from './routes/structuredJson';
 import type { ApiState } from './state';
@@ -72,6 +73,7 @@ export function createApp(deps: ApiDeps, logger: Logger): Koa<ApiState> {
     }
     await next();
   });
+  app.use(codecRoute());
   app.use(bearerAuth(deps.config.apiKeys));
   app.use(jsonBody(deps.config.bodyLimitBytes));
   app.use(async (ctx, next) => {

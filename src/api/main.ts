@@ -3,6 +3,7 @@ import { ConfigError, loadConfig, type Config } from '../config';
 import { createLogger, type Logger } from '../logger';
 import { pruneFileCache } from '../cache/fileCache';
 import { connectionOptions } from '../temporalConnection';
+import { dataConverter } from '../payloadCodec';
 import { createApiDeps, createApp } from './app';
 
 const CACHE_PRUNE_INTERVAL_MS = 10 * 60_000;
@@ -26,7 +27,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel, 'api');
   if (config.apiKeys.size === 0) throw new ConfigError('API_KEYS', 'no API keys configured; set key:organization pairs');
   const connection = await connectWithRetry(config, logger);
-  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter });
   const app = createApp(createApiDeps(config, client), logger);
   const server = app.listen(config.port, config.host, () => {
     const address = server.address();

@@ -9,6 +9,8 @@ export interface DevServerOptions {
   /** SQLite file for persistence; without it the server keeps everything in memory. */
   dbFile?: string;
   namespace: string;
+  /** Where the Web UI asks to decode compressed payloads (the API's /codec). */
+  uiCodecEndpoint?: string;
   output?: SpawnOptions['onLine'];
 }
 
@@ -17,6 +19,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Child> 
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--namespace', options.namespace, '--log-level', 'error'];
   if (options.uiPort) args.push('--ui-port', String(options.uiPort));
   else args.push('--headless');
+  if (options.uiPort && options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
   if (options.dbFile) args.push('--db-filename', options.dbFile);
   // One machine needs no task queue partitions; with the default four, a task can land in a
   // partition with no poller and wait to be forwarded, which adds tens of ms to every step.

@@ -6,6 +6,7 @@ import { GuardProxy } from '../browser/guardProxy';
 import { AddressPolicy } from '../net/addressPolicy';
 import { readSettings } from './readSettings';
 import type { RoleWorkers } from './role';
+import { dataConverter } from '../payloadCodec';
 
 /**
  * The browser tier: one Chromium per process, each page read (converted) where it was rendered.
@@ -18,6 +19,7 @@ export async function createBrowserWorkers(connection: NativeConnection, config:
   const renderer = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
+    dataConverter,
     taskQueue: config.taskQueues.browser,
     activities: createRenderActivities({
       pool,

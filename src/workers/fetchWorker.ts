@@ -5,6 +5,7 @@ import { AddressPolicy } from '../net/addressPolicy';
 import { createGuardedAgent } from '../net/httpFetch';
 import { readSettings } from './readSettings';
 import type { RoleWorkers } from './role';
+import { dataConverter } from '../payloadCodec';
 
 /** The cheap tier: plain HTTP fetches, each page read (converted) where it was downloaded. */
 export async function createFetchWorkers(connection: NativeConnection, config: Config): Promise<RoleWorkers> {
@@ -12,6 +13,7 @@ export async function createFetchWorkers(connection: NativeConnection, config: C
   const fetcher = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
+    dataConverter,
     taskQueue: config.taskQueues.fetch,
     activities: createFetchActivities({ settings: config.fetch, geo: config.geo, policy, agent: createGuardedAgent(policy), read: readSettings(config) }),
     maxConcurrentActivityTaskExecutions: config.workers.fetchConcurrency,

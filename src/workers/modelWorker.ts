@@ -2,6 +2,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { ConfigError, modelProblem, type Config } from '../config';
 import { createModelActivities } from '../activities/askModel';
 import type { RoleWorkers } from './role';
+import { dataConverter } from '../payloadCodec';
 
 /**
  * The model tier: calls to the OpenAI-compatible endpoint. Its concurrency is the number of
@@ -13,6 +14,7 @@ export async function createModelWorkers(connection: NativeConnection, config: C
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
+    dataConverter,
     taskQueue: config.taskQueues.model,
     activities: createModelActivities(config.model),
     maxConcurrentActivityTaskExecutions: config.workers.modelConcurrency,

@@ -1,5 +1,6 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Config } from '../config';
+import { dataConverter } from '../payloadCodec';
 
 /**
  * Runs workflow code only. Workflow tasks are cheap bookkeeping, so one such worker keeps up
@@ -9,6 +10,7 @@ export async function createWorkflowWorker(connection: NativeConnection, config:
   return Worker.create({
     connection,
     namespace: config.temporal.namespace,
+    dataConverter,
     taskQueue: config.taskQueues.workflows,
     workflowsPath: require.resolve('../workflows'),
     maxConcurrentWorkflowTaskExecutions: config.workers.workflowConcurrency,

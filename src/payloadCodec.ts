@@ -1,0 +1,48 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
+import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
+
+/**
+ * Large payloads (page Markdown, model input) are gzipped on their way to Temporal. Each one is
+ * stored in history and passed through several hops (activity result, workflow task, workflow
+ * result, the API's result poll); at tens of KB that handling was the larger part of Temporal's
+ * cost per request. Small payloads (requests, URLs, memos) stay as they are, readable in the
+ * Web UI and CLI without a codec; the API serves this codec at /codec for the Web UI.
+ */
+
+export const GZIP_ENCODING = 'binary/gzip';
+/** Payloads below this stay uncompressed: not worth the bytes, and readable as they are. */
+const MIN_BYTES = 4096;
+/** The wrapped payload's own encoding, kept so decoding restores it exactly. */
+const ORIGINAL_ENCODING = 'webloom-original-encoding';
+
+const text = new TextEncoder();
+const decoder = new TextDecoder();
+
+function encodingOf(payload: Payload): string | undefined {
+  const encoding = payload.metadata?.encoding;
+  return encoding ? decoder.decode(encoding) : undefined;
+}
+
+export class GzipPayloadCodec implements PayloadCodec {
+  async encode(payloads: Payload[]): Promise<Payload[]> {
+    return payloads.map((payload) => {
+      if (!payload.data || payload.data.byteLength < MIN_BYTES || encodingOf(payload) === GZIP_ENCODING) return payload;
+      const metadata: Record<string, Uint8Array> = { ...payload.metadata, encoding: text.encode(GZIP_ENCODING) };
+      if (payload.metadata?.encoding) metadata[ORIGINAL_ENCODING] = payload.metadata.encoding;
+      return { metadata, data: gzipSync(payload.data, { level: 1 }) };
+    });
+  }
+
+  async decode(payloads: Payload[]): Promise<Payload[]> {
+    return payloads.map((payload) => {
+      if (encodingOf(payload) !== GZIP_ENCODING || !payload.data) return payload;
+      const { [ORIGINAL_ENCODING]: original, ...metadata } = payload.metadata ?? {};
+      if (original) metadata.encoding = original;
+      else delete metadata.encoding;
+      return { metadata, data: gunzipSync(payload.data) };
+    });
+  }
+}
+
+/** The data converter every client and worker of this service uses. */
+export const dataConverter: DataConverter = { payloadCodecs: [new GzipPayloadCodec()] };

@@ -1,0 +1,69 @@
+import { Client, Connection } from '@temporalio/client';
+import { GZIP_ENCODING, GzipPayloadCodec } from '../src/payloadCodec';
+import { apiUrl, post } from './helpers/api';
+import { html, startFixtureServer, type FixtureServer } from './helpers/fixtureServer';
+
+const codec = new GzipPayloadCodec();
+const utf8 = (bytes?: Uint8Array | null) => Buffer.from(bytes ?? []).toString('utf8');
+const jsonPayload = (value: unknown) => ({ metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from(JSON.stringify(value)) });
+
+const PARAGRAPH = 'The harbour wakes before the sun, and the nets are mended by hand on the long stone quay. ';
+const LONG_ARTICLE = `<html><head><title>Long harbour story</title></head><body><article><h1>Long harbour story</h1>
+${Array.from({ length: 80 }, (_, i) => `<p>${i}: ${PARAGRAPH.repeat(2)}</p>`).join('\n')}</article></body></html>`;
+
+let fixtures: FixtureServer;
+
+beforeAll(async () => {
+  fixtures = await startFixtureServer({ '/long': html(LONG_ARTICLE) });
+});
+
+afterAll(async () => {
+  await fixtures.close();
+});
+
+describe('payload codec', () => {
+  it('leaves small payloads as they are and restores large ones exactly', async () => {
+    const small = jsonPayload({ url: 'https://example.com' });
+    const large = jsonPayload({ content: PARAGRAPH.repeat(100) });
+    const [smallOut, largeOut] = await codec.encode([small, large]);
+    expect(smallOut).toBe(small);
+    expect(utf8(largeOut!.metadata!.encoding)).toBe(GZIP_ENCODING);
+    expect(largeOut!.data!.byteLength).toBeLessThan(large.data.byteLength / 4);
+    const [decoded] = await codec.decode([largeOut!]);
+    expect(utf8(decoded!.metadata!.encoding)).toBe('json/plain');
+    expect(utf8(decoded!.data)).toBe(utf8(large.data));
+  });
+
+  it('stores a long page compressed in history, and the Web UI codec endpoint reads it back', async () => {
+    const res = await post<{ content: string }>('/extract/markdown', { url: fixtures.url('/long'), effort: 'min', metadata: true, nocache: true });
+    expect(res.status).toBe(200);
+    expect(res.body.content).toContain('79: The harbour wakes');
+    const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS });
+    let result;
+    try {
+      const client = new Client({ connection, namespace: process.env.TEST_TEMPORAL_NAMESPACE });
+      const history = await client.workflow.getHandle(res.headers.get('x-workflow-id') ?? '').fetchHistory();
+      const completed = history.events?.find((event) => event.workflowExecutionCompletedEventAttributes);
+      result = completed?.workflowExecutionCompletedEventAttributes?.result?.payloads?.[0];
+    } finally {
+      await connection.close();
+    }
+    expect(utf8(result?.metadata?.encoding)).toBe(GZIP_ENCODING);
+
+    const codecUrl = apiUrl().replace(/\/v1$/, '/codec');
+    const preflight = await fetch(`${codecUrl}/decode`, { method: 'OPTIONS', headers: { origin: 'http://localhost:8233', 'access-control-request-method': 'POST' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('http://localhost:8233');
+    const asJson = (bytes?: Uint8Array | null) => Buffer.from(bytes ?? []).toString('base64');
+    const metadata = Object.fromEntries(Object.entries(result?.metadata ?? {}).map(([key, value]) => [key, asJson(value)]));
+    const decoded = await fetch(`${codecUrl}/decode`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-namespace': 'default' },
+      body: JSON.stringify({ payloads: [{ metadata, data: asJson(result?.data) }] }),
+    });
+    expect(decoded.status).toBe(200);
+    const [payload] = ((await decoded.json()) as { payloads: { metadata: Record<string, string>; data: string }[] }).payloads;
+    expect(Buffer.from(payload!.metadata.encoding!, 'base64').toString()).toBe('json/plain');
+    expect(JSON.parse(Buffer.from(payload!.data, 'base64').toString()).content).toBe(res.body.content);
+  });
+});
