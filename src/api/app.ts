@@ -6,6 +6,7 @@ import type { Duration, WorkflowResultType } from '@temporalio/common';
 import type { Workflow } from '@temporalio/workflow';
 import { createResultCache } from '../cache/createCache';
 import type { ResultCache } from '../cache/resultCache';
+import { WriteBehindCache } from '../cache/writeBehindCache';
 import type { Config } from '../config';
 import { ServiceError } from '../errors';
 import type { Logger } from '../logger';
@@ -34,11 +35,12 @@ export interface ApiDeps {
   runWorkflow<W extends Workflow>(ctx: Context, operation: string, workflow: W, options: RunOptions<W>): Promise<WorkflowResultType<W>>;
 }
 
-export function createApiDeps(config: Config, client: Client): ApiDeps {
+export function createApiDeps(config: Config, client: Client, logger: Logger): ApiDeps {
+  const store = createResultCache(config.cache);
   return {
     config,
     policy: new AddressPolicy(config.allowInternalHosts),
-    cache: createResultCache(config.cache),
+    cache: store && new WriteBehindCache(store, (err) => logger.warn({ err }, 'cache write failed')),
     async runWorkflow(ctx, operation, workflow, options) {
       const organization = (ctx.state as ApiState).organization ?? 'anonymous';
       // The id names the organization and operation so runs can be found by either in the UI.

@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   if (config.apiKeys.size === 0) throw new ConfigError('API_KEYS', 'no API keys configured; set key:organization pairs');
   const connection = await connectWithRetry(config, logger);
   const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter });
-  const app = createApp(createApiDeps(config, client), logger);
+  const app = createApp(createApiDeps(config, client, logger), logger);
   const server = app.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;

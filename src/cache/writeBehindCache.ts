@@ -1,0 +1,30 @@
+import type { CachedPage, ResultCache } from './resultCache';
+
+/**
+ * Stores results after the answer has gone out, so no response waits on a cache write. A read
+ * of a key this process is still writing waits for that write: a client that asks again at once
+ * still gets its hit. A failed write only costs a later miss, so it is reported, not thrown.
+ */
+export class WriteBehindCache implements ResultCache {
+  private readonly pending = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly store: ResultCache,
+    private readonly onWriteError: (err: unknown) => void,
+  ) {}
+
+  async get(key: string): Promise<CachedPage | undefined> {
+    await this.pending.get(key);
+    return this.store.get(key);
+  }
+
+  async set(key: string, page: CachedPage): Promise<void> {
+    const write: Promise<void> = this.store
+      .set(key, page)
+      .catch(this.onWriteError)
+      .finally(() => {
+        if (this.pending.get(key) === write) this.pending.delete(key);
+      });
+    this.pending.set(key, write);
+  }
+}
