@@ -43,6 +43,8 @@ export interface BrowserSettings {
 
 export interface FetchSettings {
   timeoutMs: number;
+  /** The shorter limit of effort `min`, which trades completeness for a fast answer. */
+  minEffortTimeoutMs: number;
   maxBytes: number;
   maxRedirects: number;
   userAgent: string;
@@ -198,6 +200,7 @@ export function loadConfig(env: Env = process.env): Config {
     allowInternalHosts: readList(env, 'ALLOW_INTERNAL_HOSTS'),
     fetch: {
       timeoutMs: readInt(env, 'FETCH_TIMEOUT_MS', 10_000, 100, 300_000),
+      minEffortTimeoutMs: readInt(env, 'FETCH_MIN_EFFORT_TIMEOUT_MS', 5_000, 100, 300_000),
       maxBytes: readInt(env, 'FETCH_MAX_BYTES', 10 * 1024 * 1024, 1024, 512 * 1024 * 1024),
       maxRedirects: readInt(env, 'FETCH_MAX_REDIRECTS', 10, 0, 50),
       userAgent: readString(

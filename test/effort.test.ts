@@ -67,6 +67,9 @@ beforeAll(async () => {
     '/lazy-fetch': html(LAZY_FETCH),
     '/feed-more': slowly('<p>Fetched from the server after the reader scrolled near the end.</p>'),
     '/late-data': html(LATE_DATA),
+    '/slow': (_req, res) => {
+      setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(ARTICLE), 3000);
+    },
     '/late-body': slowly(`<p>${'Article text that a slow API call delivered after the page load event. '.repeat(4)}</p>`),
     '/to-internal': (_req, res) => res.writeHead(302, { location: secrets.url('/secret') }).end(),
     '/fetches-internal': html(`<html><body><article><h1>Innocent</h1><p id="out">${'A page that reads an internal address from its script. '.repeat(5)}</p></article>
@@ -87,6 +90,16 @@ describe('effort levels', () => {
     const res = await extract('/script-only', 'min');
     expect(res.status).toBe(200);
     expect(res.body.content).not.toContain('Rendered by script');
+  });
+
+  it('min gives up on a slow server at its short limit; standard waits for it', async () => {
+    // The test stack sets FETCH_MIN_EFFORT_TIMEOUT_MS to 2 s; the page takes 3 s.
+    const quick = await extract('/slow', 'min');
+    expect(quick.status).toBe(500);
+    expect(quick.body).toEqual({ error: 'failed to fetch URL' });
+    const patient = await extract('/slow', 'standard');
+    expect(patient.status).toBe(200);
+    expect(patient.body.content).toContain('Only clients that run the challenge script');
   });
 
   it('standard turns to the browser for a page drawn by script', async () => {

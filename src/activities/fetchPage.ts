@@ -12,6 +12,8 @@ export interface FetchPageInput<R extends PageReading> {
   url: string;
   /** Fetch through the proxy configured for this country (spec 2.1). */
   country?: string;
+  /** Effort `min`: the short download limit (FETCH_MIN_EFFORT_TIMEOUT_MS). */
+  quick?: boolean;
   reading: R;
 }
 
@@ -49,6 +51,7 @@ export function createFetchActivities(deps: FetchActivityDeps) {
           const started = performance.now();
           const response = await httpFetch(input.url, deps.policy, dispatcherFor(input.country), {
             ...deps.settings,
+            timeoutMs: input.quick ? deps.settings.minEffortTimeoutMs : deps.settings.timeoutMs,
             viaProxy: Boolean(input.country),
           });
           httpStatus = response.status;

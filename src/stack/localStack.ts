@@ -67,6 +67,7 @@ export async function startStack(logDir: string, extraEnv: NodeJS.ProcessEnv = {
     BODY_LIMIT_BYTES: '65536',
     CACHE_DIR: path.join(logDir, 'cache'),
     CACHE_TTL_SECONDS: '3',
+    FETCH_MIN_EFFORT_TIMEOUT_MS: '2000',
     GEO_PROXIES: `DE=http://${FIXTURE_HOST}:${geoProxyPort}`,
     OPENAI_BASE_URL: model.baseUrl,
     OPENAI_API_KEY: model.apiKey,

@@ -14,8 +14,8 @@ export interface PageQueues {
 export type PageRequest = Pick<ExtractMarkdownRequest, 'url' | 'effort' | 'geo_target'>;
 
 /**
- * How hard a plain fetch tries, by effort (spec 2.2): `min` gets one attempt. The HTTP download
- * has its own deadline (FETCH_TIMEOUT_MS); the activity's also covers reading the page.
+ * How hard a plain fetch tries, by effort (spec 2.2): `min` gets one attempt. The download has
+ * its own deadline (FETCH_TIMEOUT_MS, shorter for `min`); the activity's also covers the read.
  */
 const FETCH_OPTIONS: Record<Effort, Parameters<typeof proxyActivities>[0]> = {
   min: { startToCloseTimeout: '60s', retry: { maximumAttempts: 1 } },
@@ -50,7 +50,7 @@ export async function obtainPage<R extends PageReading>(request: PageRequest, qu
   const { fetchPage } = proxyActivities<FetchActivities>({ taskQueue: queues.fetch, ...FETCH_OPTIONS[request.effort] });
   let page;
   try {
-    page = await fetchPage(target);
+    page = await fetchPage({ ...target, quick: request.effort === 'min' });
   } catch (err) {
     if (request.effort === 'standard' && wasBlocked(err)) return render();
     throw err;
