@@ -6,7 +6,7 @@ import { ConfigError, loadConfig, modelProblem, type Config } from './config';
 import { spawnChild, waitUntil, type Child } from './stack/children';
 import { startDevServer } from './stack/devServer';
 import { findTemporalCli } from './stack/temporalCli';
-import { workerProcessRoles } from './stack/workerProcesses';
+import { WORKER_NODE_FLAGS, workerProcessRoles } from './stack/workerProcesses';
 
 /**
  * `npm start`: the whole service on one machine. A Temporal dev server persisting to SQLite
@@ -73,7 +73,7 @@ async function startStack(config: Config, children: Child[]): Promise<void> {
   children.push(temporal);
   env.TEMPORAL_ADDRESS = `127.0.0.1:${config.embedded.temporalPort}`;
   for (const roles of workerProcessRoles(!modelProblem(config.model))) {
-    children.push(spawnChild(`worker ${roles}`, process.execPath, [path.join(__dirname, 'workers', 'main.js'), roles], { env }));
+    children.push(spawnChild(`worker ${roles}`, process.execPath, [...WORKER_NODE_FLAGS, path.join(__dirname, 'workers', 'main.js'), roles], { env }));
   }
   const api = spawnChild('api', process.execPath, [path.join(__dirname, 'api', 'main.js')], { env });
   children.push(api);
