@@ -1,6 +1,7 @@
 import { parseHTML } from 'linkedom';
 import { ServiceError } from '../errors';
 import { decodeHtml } from '../extraction/decode';
+import { dropOrphanReferences, markFootnotes } from '../extraction/footnotes';
 import { mainContent } from '../extraction/mainContent';
 import { isPdf, pdfToMarkdown } from '../extraction/pdf';
 import { toMarkdown } from '../extraction/markdown';
@@ -24,9 +25,11 @@ function htmlToMarkdown(page: PageBody, scope: ContentScope): { markdown: string
   const { document } = parseHTML(html);
   const metadata = extractMetadata(document, page.finalUrl);
   removeInvisible(document);
+  markFootnotes(document);
   resolveUrls(document, documentBase(document, page.finalUrl));
   const root = (scope === 'main' ? mainContent(document) : undefined) ?? document.body ?? document.documentElement;
   if (!root) throw new ServiceError('conversion_failed', 'page has no document element');
+  dropOrphanReferences(root as Element);
   return { markdown: toMarkdown(root), metadata };
 }
 

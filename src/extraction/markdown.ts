@@ -1,10 +1,16 @@
 import { strikethrough, taskListItems } from '@joplin/turndown-plugin-gfm';
 import TurndownService from 'turndown';
+import { addFootnoteRules } from './footnotes';
+import { addCodeBlockRules } from './markdownRules/codeBlocks';
+import { addDefinitionListRules } from './markdownRules/definitionLists';
+import { addFigureRules } from './markdownRules/figures';
+import { addTableRules } from './markdownRules/tables';
 
 /**
- * HTML to Markdown: GFM tables (our rules), strikethrough and task lists, fenced code with the language
- * taken from the code element's class, ATX headings. One converter per process, since
- * building the rule set costs more than most conversions.
+ * HTML to Markdown: ATX headings, GFM tables, strikethrough, task lists and footnotes, fenced
+ * code with its language, figure captions and definition lists (each set of rules in
+ * `markdownRules/`, footnotes in `footnotes.ts`). One converter per process, since building the
+ * rule set costs more than most conversions.
  */
 
 let service: TurndownService | undefined;
@@ -21,6 +27,9 @@ function converter(): TurndownService {
   });
   service.use([strikethrough, taskListItems]);
   addTableRules(service);
+  addCodeBlockRules(service);
+  addFigureRules(service);
+  addDefinitionListRules(service);
   // Turndown pads list markers to four columns; CommonMark needs only the marker's width,
   // which keeps nested lists readable and their indentation consistent.
   service.addRule('listItem', {
@@ -39,64 +48,17 @@ function converter(): TurndownService {
       return prefix + body + (node.nextSibling && !/\n$/.test(body) ? '\n' : '');
     },
   });
+  // After the list item rule: a note is often a list item, and the later rule is tried first.
+  addFootnoteRules(service);
   service.remove(['script', 'style', 'noscript', 'template', 'iframe', 'button', 'select', 'input', 'textarea']);
   return service;
-}
-
-/** The rows of a table itself, not of tables nested in it. */
-function ownRows(table: Element): Element[] {
-  return Array.from(table.querySelectorAll('tr')).filter((tr) => tr.closest('table') === table);
-}
-
-/** Tables used for layout (one column, or holding other tables) are read as plain blocks. */
-function isLayoutTable(table: Element): boolean {
-  const rows = ownRows(table);
-  const width = Math.max(0, ...rows.map((tr) => tr.querySelectorAll(':scope > td, :scope > th').length));
-  return width < 2 || table.querySelector('table') !== null;
-}
-
-function cellText(content: string): string {
-  return content.trim().replace(/\s*\n+\s*/g, ' ').replace(/\|/g, '\\|');
-}
-
-/**
- * GFM tables: the first row is the header (GFM has no headerless tables), cells on one line with
- * pipes escaped. Cells and rows outside a data table become plain blocks.
- */
-function addTableRules(td: TurndownService): void {
-  const table = (node: Node): Element | null => (node as Element).closest?.('table') ?? null;
-  // Turndown tries the most recently added rule first, so the general case goes in first.
-  td.addRule('layoutCell', {
-    filter: ['td', 'th'],
-    replacement: (content) => `\n\n${content}\n\n`,
-  });
-  td.addRule('tableCell', {
-    filter: (node) => (node.nodeName === 'TD' || node.nodeName === 'TH') && !!table(node) && !isLayoutTable(table(node)!),
-    replacement: (content, node) => `${node.previousElementSibling ? ' ' : '| '}${cellText(content)} |`,
-  });
-  td.addRule('tableRow', {
-    filter: (node) => node.nodeName === 'TR' && !!table(node) && !isLayoutTable(table(node)!),
-    replacement: (content, node) => {
-      const rows = ownRows(table(node)!);
-      const cells = (tr: Element) => tr.querySelectorAll(':scope > td, :scope > th').length;
-      const width = Math.max(...rows.map(cells));
-      const row = `\n${content}${'  |'.repeat(Math.max(0, width - cells(node as Element)))}`;
-      return rows[0] === node ? `${row}\n|${' --- |'.repeat(width)}` : row;
-    },
-  });
-  td.addRule('tableSection', {
-    filter: (node) => ['THEAD', 'TBODY', 'TFOOT'].includes(node.nodeName) && !!table(node) && !isLayoutTable(table(node)!),
-    replacement: (content) => content,
-  });
-  td.addRule('table', {
-    filter: (node) => node.nodeName === 'TABLE' && !isLayoutTable(node as Element),
-    replacement: (content) => `\n\n${content.replace(/^\n+/, '')}\n\n`,
-  });
 }
 
 export function toMarkdown(root: Node): string {
   return converter()
     .turndown(root as unknown as TurndownService.Node)
+    // A lone trailing space is left over from removed inline elements; two are a hard break.
+    .replace(/(?<! ) $/gm, '')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }

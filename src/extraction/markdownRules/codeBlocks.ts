@@ -1,0 +1,45 @@
+import type TurndownService from 'turndown';
+
+/**
+ * Fenced code blocks for every `<pre>`, with the language wherever highlighters and CMSs write
+ * it: `language-x`/`lang-x` classes (Prism, highlight.js, Markdown renderers), `highlight-x` and
+ * `highlight-source-x` (Pygments, GitHub), `brush: x` (SyntaxHighlighter), or `data-lang`.
+ * Highlighters split code into spans; the block's text content is the code exactly.
+ */
+
+const LANGUAGE_IN_CLASS = [/(?:^|\s)lang(?:uage)?-([\w+#.-]+)/i, /(?:^|\s)highlight-(?:source-)?([\w+#.-]+)/i, /brush:\s*([\w+#.-]+)/i];
+
+function languageOf(pre: Element): string {
+  const code = pre.querySelector('code');
+  for (const el of [code, pre, pre.parentElement]) {
+    if (!el) continue;
+    const attribute = el.getAttribute('data-lang') ?? el.getAttribute('data-language');
+    if (attribute?.trim()) return attribute.trim().split(/\s+/)[0]!;
+    const className = el.getAttribute('class') ?? '';
+    for (const pattern of LANGUAGE_IN_CLASS) {
+      const match = pattern.exec(className);
+      if (match) return match[1]!.toLowerCase();
+    }
+  }
+  return '';
+}
+
+/** A fence longer than any backtick fence inside the code, so the code cannot close it. */
+function fenceFor(code: string): string {
+  let longest = 2;
+  for (const match of code.matchAll(/^ {0,3}(`{3,})/gm)) longest = Math.max(longest, match[1]!.length);
+  return '`'.repeat(longest + 1);
+}
+
+export function addCodeBlockRules(service: TurndownService): void {
+  service.addRule('codeBlock', {
+    filter: 'pre',
+    replacement(_content, node) {
+      const pre = node as Element;
+      const code = (pre.textContent ?? '').replace(/\n$/, '');
+      if (!code.trim()) return '';
+      const fence = fenceFor(code);
+      return `\n\n${fence}${languageOf(pre)}\n${code}\n${fence}\n\n`;
+    },
+  });
+}

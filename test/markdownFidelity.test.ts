@@ -1,0 +1,51 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Golden tests: each fixture page in `fixtures/markdown/` goes through the production conversion
+ * (`pageToMarkdown`: decode, parse, clean, main content, Markdown) and must give its `.md` file
+ * exactly (`.full.md` for `content: full`). The built code runs in a child process because
+ * linkedom's ESM dependencies do not load inside Jest's CommonJS runtime.
+ */
+const FIXTURES = path.join(__dirname, 'fixtures', 'markdown');
+const CONVERT = path.resolve(__dirname, '..', 'dist', 'src', 'activities', 'convertPage.js');
+const PAGE_URL = 'https://news.example/story/harbour';
+
+const CASES: [fixture: string, scope: 'main' | 'full', construct: string][] = [
+  ['code', 'main', 'fenced code blocks with their language, highlighted code kept exactly, fences longer than the code'],
+  ['figure', 'main', 'figure captions, lazy images (data-src, data-srcset, picture) resolved to real absolute URLs'],
+  ['lists', 'main', 'nested and numbered lists, blockquotes, emphasis, strikethrough and inline code'],
+  ['table', 'main', 'GFM tables with a header row, escaped pipes and column spans'],
+  ['deflist', 'main', 'definition lists and footnotes'],
+  ['links', 'main', 'links absolute against <base>, script links as text, hidden elements dropped'],
+  ['page', 'main', 'no navigation, cookie banner, share widget, footer, script or style in main'],
+  ['page', 'full', 'navigation, footer and links kept in full'],
+];
+
+function convertAll(): Record<string, string> {
+  const script = `
+const fs = require('node:fs');
+const { pageToMarkdown } = require(${JSON.stringify(CONVERT)});
+(async () => {
+  const out = {};
+  for (const [fixture, scope] of ${JSON.stringify(CASES.map(([fixture, scope]) => [fixture, scope]))}) {
+    const body = fs.readFileSync(${JSON.stringify(FIXTURES)} + '/' + fixture + '.html');
+    const page = { body, contentType: 'text/html; charset=utf-8', finalUrl: ${JSON.stringify(PAGE_URL)}, truncated: false };
+    out[fixture + ':' + scope] = (await pageToMarkdown(page, scope)).markdown;
+  }
+  process.stdout.write(JSON.stringify(out));
+})();`;
+  const result = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', cwd: path.resolve(__dirname, '..') });
+  if (result.status !== 0) throw new Error(result.stderr);
+  return JSON.parse(result.stdout) as Record<string, string>;
+}
+
+const converted = convertAll();
+
+describe('Markdown fidelity (golden files)', () => {
+  it.each(CASES)('%s (%s): %s', (fixture, scope) => {
+    const expected = readFileSync(path.join(FIXTURES, `${fixture}${scope === 'full' ? '.full' : ''}.md`), 'utf8');
+    expect(converted[`${fixture}:${scope}`]).toBe(expected.replace(/\n$/, ''));
+  });
+});
