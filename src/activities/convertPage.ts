@@ -5,6 +5,7 @@ import { dropOrphanReferences, markFootnotes } from '../extraction/footnotes';
 import { mainContent } from '../extraction/mainContent';
 import { isPdf, pdfToMarkdown } from '../extraction/pdf';
 import { toMarkdown } from '../extraction/markdown';
+import { dropTitleHeading } from '../extraction/titleHeading';
 import { documentBase, extractMetadata } from '../extraction/metadata';
 import { removeInvisible, resolveUrls } from '../extraction/prepare';
 import type { ContentScope, PageMetadata } from '../types';
@@ -30,6 +31,7 @@ function htmlToMarkdown(page: PageBody, scope: ContentScope): { markdown: string
   const root = (scope === 'main' ? mainContent(document) : undefined) ?? document.body ?? document.documentElement;
   if (!root) throw new ServiceError('conversion_failed', 'page has no document element');
   dropOrphanReferences(root as Element);
+  if (scope === 'main' && metadata.title) dropTitleHeading(root as Element, metadata.title);
   return { markdown: toMarkdown(root), metadata };
 }
 

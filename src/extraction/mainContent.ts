@@ -20,7 +20,8 @@ import { DOMINANCE, SEMANTIC_SHARE, TEXT_WEIGHT } from './main/patterns';
  *    over many like children, ends at the container that holds them all.
  * 7. `dropExtras`: inside the result, small link lists and blocks under "Related", "Share" and
  *    similar headings go; a large link-dense block (a listing's grid) stays.
- * 8. The page's h1 title is put back on top when the content starts below it.
+ * 8. The page's h1 headline is put back on top when the content starts below it. Only an h1
+ *    that survived pruning counts: a site name set as h1 in the page header is furniture.
  */
 
 /** Blocks that are content themselves: `descend` stops above them. */
@@ -101,7 +102,6 @@ function descend(root: Element, measures: Measures): Element {
 export function mainContent(doc: Document): Node | undefined {
   const body = doc.body;
   if (!body) return undefined;
-  const title = titleHeading(body);
   dropNeverContent(body);
   let measures = measure(body);
   if (contentOf(measures, body) === 0) return undefined;
@@ -109,6 +109,7 @@ export function mainContent(doc: Document): Node | undefined {
   measures = measure(body);
   dropComments(body, measures);
   measures = measure(body);
+  const title = titleHeading(body);
   const root = descend(contentRoot(body, measures, landmarks), measures);
   dropExtras(root, measures);
   const result = doc.createElement('div');

@@ -29,8 +29,10 @@ export const CONTENT_NAMES = /(^|[\s_-])(article-?body|articlebody|post-?body|po
 /** Reader comments: dropped from a page whose own text stands without them, kept on forums where they are the page. */
 export const COMMENT_NAMES = /(^|[\s_-])(comments?|commentlist|comment-?list|comments-?area|respond|disqus|discussion|replies)($|[\s_-])/i;
 
-/** Once comments are gone, at least this share of the content must remain for them to go. */
+/** Once comments are gone, at least this share of the content must remain for them to go... */
 export const OWN_CONTENT_SHARE = 0.3;
+/** ... or this much prose (a short news story under a long thread of top comments). */
+export const OWN_CONTENT_MIN = 800;
 
 /** A furniture or boilerplate-named block holding more than this share of the page's content is kept. */
 export const MAX_FURNITURE_SHARE = 0.35;

@@ -12,6 +12,7 @@ import {
   MAX_FURNITURE_SHARE,
   MAX_LINK_DENSITY,
   NEVER_CONTENT_TAGS,
+  OWN_CONTENT_MIN,
   OWN_CONTENT_SHARE,
 } from './patterns';
 
@@ -96,7 +97,8 @@ export function dropComments(root: Element, measures: Measures): void {
   };
   walk(root);
   const commentContent = found.reduce((sum, el) => sum + (measures.get(el)?.content ?? 0), 0);
-  if (commentContent > 0 && (total - commentContent) / total >= OWN_CONTENT_SHARE) for (const el of found) el.remove();
+  const own = total - commentContent;
+  if (commentContent > 0 && (own / total >= OWN_CONTENT_SHARE || own >= OWN_CONTENT_MIN)) for (const el of found) el.remove();
 }
 
 const HEADING = /^H[1-6]$/;
