@@ -118,3 +118,18 @@ describe('mainContent on an empty page', () => {
     expect(extract('<!doctype html><html><body><div></div></body></html>')).toBe('<undefined>');
   });
 });
+
+describe('mainContent on a page a script reveals', () => {
+  const page = `<!doctype html><html><body>${navigation}
+    <div class="age-gate"><p>Are you over 18? Confirm your age to enter this store.</p></div>
+    <div class="store-content" style="display:none"><h1>Dark roast coffee</h1>
+      <p>${sentence('product', 1)}</p><p>${sentence('product', 2)}</p><p>${sentence('product', 3)}</p>
+      <div hidden><p>Size chart for the mug that ships with every second order of this roast.</p></div></div>
+    ${footer}</body></html>`;
+  const markdown = extract(page);
+
+  it('keeps a hidden block that holds most of the page, and still drops small hidden ones', () => {
+    for (let i = 1; i <= 3; i++) expect(markdown).toContain(`report number ${i} describes`);
+    expect(markdown).not.toContain('Size chart');
+  });
+});

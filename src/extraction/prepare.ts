@@ -13,6 +13,14 @@ const HIDDEN = '[hidden], [aria-hidden="true"], [style*="display:none" i], [styl
 const LAZY_SRC_ATTRS = ['data-src', 'data-lazy-src', 'data-original', 'data-url', 'data-hi-res-src', 'data-full-src'];
 const LAZY_SRCSET_ATTRS = ['data-srcset', 'data-lazy-srcset', 'srcset'];
 
+/**
+ * A hidden block holding at least this share of the page's text is the page itself, hidden
+ * until a script shows it (an age gate, a store app that reveals the product once it loads).
+ */
+const HIDDEN_PAGE_SHARE = 0.5;
+/** ... and at least this many characters: small hidden blocks are never the page. */
+const HIDDEN_PAGE_MIN_CHARS = 500;
+
 /** A `<noscript>` in the body with this much text is the page's script-free view (forum software serves its posts so), not a notice. */
 const NOSCRIPT_PAGE_CHARS = 500;
 
@@ -21,10 +29,31 @@ export function removeInvisible(root: ParentNode): void {
     if (el.querySelector('p, div, article') && (el.textContent ?? '').length >= NOSCRIPT_PAGE_CHARS) el.replaceWith(...Array.from(el.childNodes));
   }
   for (const el of Array.from(root.querySelectorAll(NEVER_CONTENT))) el.remove();
-  for (const el of Array.from(root.querySelectorAll(HIDDEN))) {
-    // Some sites hide the heading of an open accordion for screen readers only: keep text-bearing <details>.
-    if (el.tagName !== 'DETAILS') el.remove();
+  // Some sites hide the heading of an open accordion for screen readers only: keep text-bearing <details>.
+  const hidden = Array.from(root.querySelectorAll(HIDDEN)).filter((el) => el.tagName !== 'DETAILS');
+  // Measuring the page is a walk of all of it: only worth it when a hidden block is big.
+  const sizes = hidden.map((el) => textLength(el));
+  const largest = Math.max(0, ...sizes);
+  // A Document has no text content of its own: its body does.
+  const pageChars = largest >= HIDDEN_PAGE_MIN_CHARS ? textLength((root as Document).body ?? root) : Infinity;
+  hidden.forEach((el, i) => {
+    if (!el.isConnected) return;
+    if (sizes[i]! >= HIDDEN_PAGE_SHARE * pageChars) {
+      for (const attr of ['hidden', 'aria-hidden', 'style']) el.removeAttribute(attr);
+    } else {
+      el.remove();
+    }
+  });
+}
+
+/** Characters of text under `node`, whitespace included; a walk, since linkedom's textContent builds the whole string. */
+function textLength(node: ParentNode): number {
+  let chars = 0;
+  for (let child = (node as Node).firstChild; child; child = child.nextSibling) {
+    if (child.nodeType === 3) chars += (child as Text).data.length;
+    else if (child.nodeType === 1) chars += textLength(child as Element);
   }
+  return chars;
 }
 
 function toAbsolute(value: string, base: string): string | undefined {
