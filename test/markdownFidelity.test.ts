@@ -19,6 +19,7 @@ const CASES: [fixture: string, scope: 'main' | 'full', construct: string][] = [
   ['table', 'main', 'GFM tables with a header row, escaped pipes and column spans'],
   ['deflist', 'main', 'definition lists and footnotes'],
   ['links', 'main', 'links absolute against <base>, script links as text, hidden elements dropped'],
+  ['cdata', 'main', 'a stray <![CDATA[ read as browsers read it, not as swallowing the page'],
   ['page', 'main', 'no navigation, cookie banner, share widget, footer, script or style in main'],
   ['page', 'full', 'navigation, footer and links kept in full'],
 ];

@@ -1,4 +1,3 @@
-import { parseHTML } from 'linkedom';
 import { ServiceError } from '../errors';
 import { decodeHtml } from '../extraction/decode';
 import { dropOrphanReferences, markFootnotes } from '../extraction/footnotes';
@@ -7,6 +6,7 @@ import { isPdf, pdfToMarkdown } from '../extraction/pdf';
 import { toMarkdown } from '../extraction/markdown';
 import { dropTitleHeading } from '../extraction/titleHeading';
 import { documentBase, extractMetadata } from '../extraction/metadata';
+import { parseDocument } from '../extraction/parse';
 import { removeInvisible, resolveUrls } from '../extraction/prepare';
 import type { ContentScope, PageMetadata } from '../types';
 
@@ -23,7 +23,7 @@ const HTML_TYPES = /^(text\/html|application\/xhtml\+xml|application\/xml|text\/
 
 function htmlToMarkdown(page: PageBody, scope: ContentScope): { markdown: string; metadata: PageMetadata } {
   const html = decodeHtml(page.body, page.contentType);
-  const { document } = parseHTML(html);
+  const document = parseDocument(html);
   const metadata = extractMetadata(document, page.finalUrl);
   removeInvisible(document);
   markFootnotes(document);
