@@ -1,16 +1,20 @@
 import type TurndownService from 'turndown';
 
-/** The rows of a table itself, not of tables nested in it. */
-function ownRows(table: Element): Element[] {
-  return Array.from(table.querySelectorAll('tr')).filter((tr) => tr.closest('table') === table);
+/** What the rules need to know of a table, worked out once per table. */
+interface TableShape {
+  firstRow: Element | undefined;
+  /** Columns of the widest row, spans counted. */
+  width: number;
+  /** One column, or holding other tables: read as plain blocks. */
+  layout: boolean;
 }
 
-/** Tables used for layout (one column, or holding other tables) are read as plain blocks. */
-function isLayoutTable(table: Element): boolean {
-  const rows = ownRows(table);
-  const width = Math.max(0, ...rows.map(rowWidth));
-  return width < 2 || table.querySelector('table') !== null;
-}
+/**
+ * Turndown asks about every cell and row; working the shape out each time walked the whole table
+ * per cell, which made a 5,000-row table take minutes. The DOM does not change while it is
+ * converted, so each table's shape is kept for the rest of the conversion.
+ */
+const shapes = new WeakMap<Element, TableShape>();
 
 /** Columns a cell spans; a cell spanning several is followed by empty cells so columns line up. */
 function span(cell: Element): number {
@@ -21,8 +25,28 @@ function span(cell: Element): number {
 /** Columns of a row, spans counted. */
 function rowWidth(tr: Element): number {
   let width = 0;
-  for (const cell of Array.from(tr.querySelectorAll(':scope > td, :scope > th'))) width += span(cell);
+  for (let cell = tr.firstElementChild; cell; cell = cell.nextElementSibling) {
+    if (cell.tagName === 'TD' || cell.tagName === 'TH') width += span(cell);
+  }
   return width;
+}
+
+function shapeOf(table: Element): TableShape {
+  let shape = shapes.get(table);
+  if (shape) return shape;
+  // The rows of the table itself, not of tables nested in it.
+  const rows = Array.from(table.querySelectorAll('tr')).filter((tr) => tr.closest('table') === table);
+  let width = 0;
+  for (const tr of rows) width = Math.max(width, rowWidth(tr));
+  shape = { firstRow: rows[0], width, layout: width < 2 || table.querySelector('table') !== null };
+  shapes.set(table, shape);
+  return shape;
+}
+
+/** The data table `node` belongs to, or undefined for a layout table or none. */
+function dataTable(node: Node): Element | undefined {
+  const table = (node as Element).closest?.('table');
+  return table && !shapeOf(table).layout ? table : undefined;
 }
 
 function cellText(content: string): string {
@@ -34,31 +58,29 @@ function cellText(content: string): string {
  * pipes escaped. Cells and rows outside a data table become plain blocks.
  */
 export function addTableRules(td: TurndownService): void {
-  const table = (node: Node): Element | null => (node as Element).closest?.('table') ?? null;
   // Turndown tries the most recently added rule first, so the general case goes in first.
   td.addRule('layoutCell', {
     filter: ['td', 'th'],
     replacement: (content) => `\n\n${content}\n\n`,
   });
   td.addRule('tableCell', {
-    filter: (node) => (node.nodeName === 'TD' || node.nodeName === 'TH') && !!table(node) && !isLayoutTable(table(node)!),
+    filter: (node) => (node.nodeName === 'TD' || node.nodeName === 'TH') && dataTable(node) !== undefined,
     replacement: (content, node) => `${node.previousElementSibling ? ' ' : '| '}${cellText(content)} |${'  |'.repeat(span(node as Element) - 1)}`,
   });
   td.addRule('tableRow', {
-    filter: (node) => node.nodeName === 'TR' && !!table(node) && !isLayoutTable(table(node)!),
+    filter: (node) => node.nodeName === 'TR' && dataTable(node) !== undefined,
     replacement: (content, node) => {
-      const rows = ownRows(table(node)!);
-      const width = Math.max(...rows.map(rowWidth));
+      const { firstRow, width } = shapeOf(dataTable(node)!);
       const row = `\n${content}${'  |'.repeat(Math.max(0, width - rowWidth(node as Element)))}`;
-      return rows[0] === node ? `${row}\n|${' --- |'.repeat(width)}` : row;
+      return firstRow === node ? `${row}\n|${' --- |'.repeat(width)}` : row;
     },
   });
   td.addRule('tableSection', {
-    filter: (node) => ['THEAD', 'TBODY', 'TFOOT'].includes(node.nodeName) && !!table(node) && !isLayoutTable(table(node)!),
+    filter: (node) => ['THEAD', 'TBODY', 'TFOOT'].includes(node.nodeName) && dataTable(node) !== undefined,
     replacement: (content) => content,
   });
   td.addRule('table', {
-    filter: (node) => node.nodeName === 'TABLE' && !isLayoutTable(node as Element),
+    filter: (node) => node.nodeName === 'TABLE' && !shapeOf(node as Element).layout,
     replacement: (content) => `\n\n${content.replace(/^\n+/, '')}\n\n`,
   });
 }
