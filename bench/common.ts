@@ -36,8 +36,8 @@ export async function callApi(stack: Stack, path: string, body: unknown): Promis
     headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
-  await response.arrayBuffer();
-  if (response.status !== 200) throw new Error(`HTTP ${response.status} from ${path}`);
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`HTTP ${response.status} from ${path}: ${text.slice(0, 300)}`);
   return { ms: performance.now() - started, workflowId: response.headers.get('x-workflow-id') ?? '' };
 }
 
