@@ -24,6 +24,23 @@ function languageOf(pre: Element): string {
   return '';
 }
 
+/**
+ * The code as written: text content, with `<br>` (some highlighters break lines so) as a newline,
+ * and without the one newline right after `<pre>` that HTML parsers drop and linkedom keeps.
+ */
+function codeText(pre: Element): string {
+  let text = '';
+  const walk = (node: Node): void => {
+    for (let child = node.firstChild; child; child = child.nextSibling) {
+      if (child.nodeType === 3) text += (child as Text).data;
+      else if (child.nodeName === 'BR') text += '\n';
+      else walk(child);
+    }
+  };
+  walk(pre);
+  return text.replace(/^\n/, '').replace(/\n$/, '');
+}
+
 /** A fence longer than any backtick fence inside the code, so the code cannot close it. */
 function fenceFor(code: string): string {
   let longest = 2;
@@ -36,7 +53,7 @@ export function addCodeBlockRules(service: TurndownService): void {
     filter: 'pre',
     replacement(_content, node) {
       const pre = node as Element;
-      const code = (pre.textContent ?? '').replace(/\n$/, '');
+      const code = codeText(pre);
       if (!code.trim()) return '';
       const fence = fenceFor(code);
       return `\n\n${fence}${languageOf(pre)}\n${code}\n${fence}\n\n`;

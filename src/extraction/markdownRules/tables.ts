@@ -79,8 +79,16 @@ export function addTableRules(td: TurndownService): void {
     filter: (node) => ['THEAD', 'TBODY', 'TFOOT'].includes(node.nodeName) && dataTable(node) !== undefined,
     replacement: (content) => content,
   });
+  // GFM tables have no caption; above the table, in italics, it reads as one and is not taken for a row.
+  td.addRule('tableCaption', {
+    filter: (node) => node.nodeName === 'CAPTION' && dataTable(node) !== undefined,
+    replacement: () => '',
+  });
   td.addRule('table', {
     filter: (node) => node.nodeName === 'TABLE' && !shapeOf(node as Element).layout,
-    replacement: (content) => `\n\n${content.replace(/^\n+/, '')}\n\n`,
+    replacement: (content, node) => {
+      const caption = (node as Element).querySelector(':scope > caption')?.textContent?.replace(/\s+/g, ' ').trim();
+      return `\n\n${caption ? `*${caption}*\n\n` : ''}${content.replace(/^\n+/, '')}\n\n`;
+    },
   });
 }
