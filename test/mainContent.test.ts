@@ -133,3 +133,17 @@ describe('mainContent on a page a script reveals', () => {
     expect(markdown).not.toContain('Size chart');
   });
 });
+
+describe('mainContent on an article that quotes a post', () => {
+  const page = `<!doctype html><html><body>${navigation}<article>
+    <p>${sentence('first', 1)}</p>
+    <div class="social-media-embed"><blockquote class="twitter-tweet"><p>The quay vote was the closest the town has seen in fifty years. <a href="https://t.co/x">t.co/x</a></p>— Harbour Watch (@harbourwatch) <a href="https://twitter.com/harbourwatch/status/1">November 18, 2019</a></blockquote></div>
+    <div class="social-share"><a href="https://facebook.com/share">Share on Facebook</a> <a href="https://twitter.com/share">Share on Twitter</a></div>
+    <p>${sentence('second', 2)}</p></article>${footer}</body></html>`;
+  const markdown = extract(page);
+
+  it('keeps the quoted post though its wrapper is named like a share bar, and drops the share bar', () => {
+    expect(markdown).toContain('closest the town has seen in fifty years');
+    expect(markdown).not.toContain('Share on Facebook');
+  });
+});

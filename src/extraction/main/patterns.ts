@@ -37,6 +37,9 @@ export const OWN_CONTENT_MIN = 800;
 /** A furniture or boilerplate-named block holding more than this share of the page's content is kept. */
 export const MAX_FURNITURE_SHARE = 0.35;
 
+/** A furniture-named block whose text is at least this much one blockquote is a quotation, and kept. */
+export const QUOTATION_SHARE = 0.8;
+
 /** Weight of any text, links included, beside prose when locating the content (see `contentOf`). */
 export const TEXT_WEIGHT = 0.15;
 

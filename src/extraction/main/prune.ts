@@ -14,6 +14,7 @@ import {
   NEVER_CONTENT_TAGS,
   OWN_CONTENT_MIN,
   OWN_CONTENT_SHARE,
+  QUOTATION_SHARE,
 } from './patterns';
 
 /** The class and id of an element, the words sites name their blocks by. */
@@ -54,6 +55,17 @@ function isFurniture(el: Element): boolean {
 }
 
 /**
+ * A block that is mostly a quotation: an embedded post ("social-media-embed" around a tweet's
+ * blockquote) is quoted content, whatever the wrapper is named.
+ */
+function isQuotation(el: Element, measures: Measures): boolean {
+  const chars = measures.get(el)?.chars ?? 0;
+  if (chars === 0 || FURNITURE_TAGS.has(el.tagName)) return false;
+  const quote = el.tagName === 'BLOCKQUOTE' ? el : el.querySelector('blockquote');
+  return quote !== null && (measures.get(quote)?.chars ?? 0) >= QUOTATION_SHARE * chars;
+}
+
+/**
  * Drops page furniture (navigation, headers, footers, asides, forms, and blocks named as
  * sharing, related links, cookie notices, ads, metadata and the like) while noting the
  * landmarks that mark the content. A furniture block holding a large share of the page's
@@ -66,7 +78,7 @@ export function dropFurniture(root: Element, measures: Measures): Landmarks {
     for (let child = el.firstElementChild; child; ) {
       const next = child.nextElementSibling;
       const stats = measures.get(child) ?? EMPTY_STATS;
-      if (isFurniture(child) && stats.content / total <= MAX_FURNITURE_SHARE && !child.querySelector('[itemprop="articleBody"]')) {
+      if (isFurniture(child) && stats.content / total <= MAX_FURNITURE_SHARE && !child.querySelector('[itemprop="articleBody"]') && !isQuotation(child, measures)) {
         child.remove();
       } else {
         if (child.tagName === 'ARTICLE') landmarks.articles.push(child);
