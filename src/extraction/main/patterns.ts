@@ -44,7 +44,7 @@ export const QUOTATION_SHARE = 0.8;
 export const TEXT_WEIGHT = 0.15;
 
 /** Descend into a child while it holds at least this share of its parent's content. */
-export const DOMINANCE = 0.8;
+export const DOMINANCE = 0.75;
 
 /** A semantic region (article, main, articleBody) must hold this share of the page's content to be taken. */
 export const SEMANTIC_SHARE = 0.3;
