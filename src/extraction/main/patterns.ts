@@ -35,7 +35,7 @@ export const OWN_CONTENT_SHARE = 0.3;
 export const OWN_CONTENT_MIN = 800;
 
 /** A furniture or boilerplate-named block holding more than this share of the page's content is kept. */
-export const MAX_FURNITURE_SHARE = 0.35;
+export const MAX_FURNITURE_SHARE = 0.2;
 
 /** A furniture-named block whose text is at least this much one blockquote is a quotation, and kept. */
 export const QUOTATION_SHARE = 0.8;
