@@ -3,7 +3,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
-import { pageToMarkdown } from '../src/activities/convertPage';
+import { pageToMarkdown } from '../src/extraction/pageToMarkdown';
 import { toMarkdown } from '../src/extraction/markdown';
 import { fmt } from './common';
 

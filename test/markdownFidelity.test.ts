@@ -9,7 +9,7 @@ import path from 'node:path';
  * linkedom's ESM dependencies do not load inside Jest's CommonJS runtime.
  */
 const FIXTURES = path.join(__dirname, 'fixtures', 'markdown');
-const CONVERT = path.resolve(__dirname, '..', 'dist', 'src', 'activities', 'convertPage.js');
+const CONVERT = path.resolve(__dirname, '..', 'dist', 'src', 'extraction', 'pageToMarkdown.js');
 const PAGE_URL = 'https://news.example/story/harbour';
 
 const CASES: [fixture: string, scope: 'main' | 'full', construct: string][] = [

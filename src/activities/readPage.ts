@@ -3,7 +3,7 @@ import { ServiceError } from '../errors';
 import { boundMarkdown } from '../extraction/bound';
 import { estimateTokens, fitToBudget, splitIntoChunks } from '../structured/chunking';
 import type { ContentScope, PageMetadata } from '../types';
-import { pageToMarkdown, type PageBody } from './convertPage';
+import { pageToMarkdown, type PageBody } from '../extraction/pageToMarkdown';
 
 /**
  * What an operation wants of a page. The activity that obtains a page reads it before it

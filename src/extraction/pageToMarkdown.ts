@@ -1,14 +1,14 @@
 import { ServiceError } from '../errors';
-import { decodeHtml } from '../extraction/decode';
-import { dropOrphanReferences, markFootnotes } from '../extraction/footnotes';
-import { mainContent } from '../extraction/mainContent';
-import { isPdf, pdfToMarkdown } from '../extraction/pdf';
-import { toMarkdown } from '../extraction/markdown';
-import { dropTitleHeading } from '../extraction/titleHeading';
-import { documentBase, extractMetadata } from '../extraction/metadata';
-import { parseDocument } from '../extraction/parse';
-import { removeInvisible, resolveUrls } from '../extraction/prepare';
 import type { ContentScope, PageMetadata } from '../types';
+import { decodeHtml } from './decode';
+import { dropOrphanReferences, markFootnotes } from './footnotes';
+import { mainContent } from './mainContent';
+import { toMarkdown } from './markdown';
+import { documentBase, extractMetadata } from './metadata';
+import { parseDocument } from './parse';
+import { isPdf, pdfToMarkdown } from './pdf';
+import { removeInvisible, resolveUrls } from './prepare';
+import { dropTitleHeading } from './titleHeading';
 
 /** A page as it was downloaded or rendered. */
 export interface PageBody {
