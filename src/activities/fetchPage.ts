@@ -6,7 +6,7 @@ import { needsBrowser } from '../extraction/scriptShell';
 import { createProxyAgent, httpFetch } from '../net/httpFetch';
 import type { ObtainedPage } from '../types';
 import { reportingFailures } from './failures';
-import { readPage, type PageReading, type ReadingOf, type ReadSettings } from './readPage';
+import { readObtained, type PageReading, type ReadingOf, type ReadSettings } from './readPage';
 
 export interface FetchPageInput<R extends PageReading> {
   url: string;
@@ -62,22 +62,12 @@ export function createFetchActivities(deps: FetchActivityDeps) {
           }
           const contentType = response.headers.get('content-type') ?? '';
           const isHtml = /html/i.test(contentType) || (!contentType && /^\s*</.test(response.body.subarray(0, 64).toString('latin1')));
-          const obtainMs = Math.round(performance.now() - started);
-          const reading = await readPage(
+          return readObtained(
             { body: response.body, contentType, finalUrl: response.finalUrl, truncated: response.truncated },
+            { requestedUrl: input.url, status: response.status, startedAt: started, needsBrowser: isHtml && needsBrowser(response.body.toString('utf8')) },
             input.reading,
             deps.read,
           );
-          return {
-            requestedUrl: input.url,
-            finalUrl: response.finalUrl,
-            status: response.status,
-            contentType,
-            bytes: response.body.byteLength,
-            obtainMs,
-            needsBrowser: isHtml && needsBrowser(response.body.toString('utf8')),
-            reading,
-          };
         },
         (err) => err.code === 'fetch_failed' && (httpStatus === 0 || TRANSIENT_STATUSES.has(httpStatus)),
       );

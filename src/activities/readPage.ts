@@ -2,7 +2,7 @@ import type { ModelSettings } from '../config';
 import { ServiceError } from '../errors';
 import { boundMarkdown } from '../extraction/bound';
 import { estimateTokens, fitToBudget, splitIntoChunks } from '../structured/chunking';
-import type { ContentScope, PageMetadata } from '../types';
+import type { ContentScope, ObtainedPage, PageMetadata } from '../types';
 import { pageToMarkdown, type PageBody } from '../extraction/pageToMarkdown';
 
 /**
@@ -60,4 +60,33 @@ async function modelInputOf(page: PageBody, settings: ReadSettings): Promise<Mod
 export async function readPage<R extends PageReading>(page: PageBody, reading: R, settings: ReadSettings): Promise<ReadingOf<R>> {
   const result = reading.as === 'markdown' ? await markdownOf(page, reading.content, settings) : await modelInputOf(page, settings);
   return result as ReadingOf<R>;
+}
+
+/** What the activity that obtained a page knows of it besides the body. */
+export interface ObtainedFacts {
+  requestedUrl: string;
+  status: number;
+  /** `performance.now()` when the download or render began. */
+  startedAt: number;
+  needsBrowser: boolean;
+}
+
+/** Reads a page just downloaded or rendered, reported with the facts its run's history shows. */
+export async function readObtained<R extends PageReading>(
+  page: PageBody,
+  facts: ObtainedFacts,
+  reading: R,
+  settings: ReadSettings,
+): Promise<ObtainedPage<ReadingOf<R>>> {
+  const obtainMs = Math.round(performance.now() - facts.startedAt);
+  return {
+    requestedUrl: facts.requestedUrl,
+    finalUrl: page.finalUrl,
+    status: facts.status,
+    contentType: page.contentType,
+    bytes: page.body.byteLength,
+    obtainMs,
+    needsBrowser: facts.needsBrowser,
+    reading: await readPage(page, reading, settings),
+  };
 }

@@ -8,7 +8,7 @@ import { NetworkActivity } from '../browser/networkActivity';
 import { isPdfType } from '../extraction/pdf';
 import type { ObtainedPage } from '../types';
 import { reportingFailures } from './failures';
-import { readPage, type PageReading, type ReadingOf, type ReadSettings } from './readPage';
+import { readObtained, type PageReading, type ReadingOf, type ReadSettings } from './readPage';
 
 export interface RenderPageInput<R extends PageReading> {
   url: string;
@@ -113,19 +113,12 @@ export function createRenderActivities(deps: RenderActivityDeps) {
             error.httpStatus = httpStatus;
             throw error;
           }
-          const { body, contentType } = rendered;
-          const obtainMs = Math.round(performance.now() - started);
-          const reading = await readPage({ body, contentType, finalUrl: rendered.finalUrl, truncated: false }, input.reading, deps.read);
-          return {
-            requestedUrl: input.url,
-            finalUrl: rendered.finalUrl,
-            status: httpStatus,
-            contentType,
-            bytes: body.byteLength,
-            obtainMs,
-            needsBrowser: false,
-            reading,
-          };
+          return readObtained(
+            { ...rendered, truncated: false },
+            { requestedUrl: input.url, status: httpStatus, startedAt: started, needsBrowser: false },
+            input.reading,
+            deps.read,
+          );
         },
         (err) => err.code === 'fetch_failed' && (httpStatus === 0 || TRANSIENT_STATUSES.has(httpStatus)),
       );
