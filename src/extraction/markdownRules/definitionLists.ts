@@ -1,4 +1,5 @@
 import type TurndownService from 'turndown';
+import { oneLine } from './oneLine';
 
 /**
  * Definition lists in the syntax of PHP Markdown Extra and Pandoc: the term on its own line,
@@ -14,7 +15,7 @@ export function addDefinitionListRules(service: TurndownService): void {
   service.addRule('definitionTerm', {
     filter: 'dt',
     replacement(content, node) {
-      const term = content.trim().replace(/\s*\n+\s*/g, ' ');
+      const term = oneLine(content);
       if (!term) return '';
       // Consecutive terms share the definitions that follow them.
       return `${node.previousElementSibling?.nodeName === 'DT' ? '\n' : '\n\n'}**${term}**`;

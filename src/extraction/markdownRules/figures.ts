@@ -1,4 +1,5 @@
 import type TurndownService from 'turndown';
+import { oneLine } from './oneLine';
 
 /**
  * A figure's caption stays under its image, in italics so it reads as a caption rather than as
@@ -8,7 +9,7 @@ export function addFigureRules(service: TurndownService): void {
   service.addRule('figcaption', {
     filter: 'figcaption',
     replacement(content) {
-      const text = content.trim().replace(/\s*\n+\s*/g, ' ');
+      const text = oneLine(content);
       return text ? `\n\n*${text}*\n\n` : '';
     },
   });

@@ -1,4 +1,5 @@
 import type TurndownService from 'turndown';
+import { oneLine } from './oneLine';
 
 /** What the rules need to know of a table, worked out once per table. */
 interface TableShape {
@@ -50,7 +51,7 @@ function dataTable(node: Node): Element | undefined {
 }
 
 function cellText(content: string): string {
-  return content.trim().replace(/\s*\n+\s*/g, ' ').replace(/\|/g, '\\|');
+  return oneLine(content).replace(/\|/g, '\\|');
 }
 
 /**
