@@ -6,7 +6,7 @@ import { ConfigError, loadConfig, modelProblem, type Config } from './config';
 import { spawnChild, waitUntil, type Child } from './stack/children';
 import { startDevServer } from './stack/devServer';
 import { findTemporalCli } from './stack/temporalCli';
-import { WORKER_NODE_FLAGS, workerProcessRoles } from './stack/workerProcesses';
+import { spawnWorkers } from './stack/workerProcesses';
 
 /**
  * `npm start`: the whole service on one machine. A Temporal dev server persisting to SQLite
@@ -72,9 +72,7 @@ async function startStack(config: Config, children: Child[]): Promise<void> {
   });
   children.push(temporal);
   env.TEMPORAL_ADDRESS = `127.0.0.1:${config.embedded.temporalPort}`;
-  for (const roles of workerProcessRoles(!modelProblem(config.model))) {
-    children.push(spawnChild(`worker ${roles}`, process.execPath, [...WORKER_NODE_FLAGS, path.join(__dirname, 'workers', 'main.js'), roles], { env }));
-  }
+  children.push(...spawnWorkers(path.join(__dirname, 'workers', 'main.js'), !modelProblem(config.model), () => ({ env })));
   const api = spawnChild('api', process.execPath, [path.join(__dirname, 'api', 'main.js')], { env });
   children.push(api);
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;

@@ -3,7 +3,7 @@ import { createWriteStream, existsSync } from 'node:fs';
 import path from 'node:path';
 import { spawnChild, waitUntil, type Child } from './children';
 import { freePort, startDevServer } from './devServer';
-import { WORKER_NODE_FLAGS, workerProcessRoles } from './workerProcesses';
+import { spawnWorkers } from './workerProcesses';
 import { startModelStandIn } from './modelStandIn';
 import { findTemporalCli } from './temporalCli';
 
@@ -75,9 +75,7 @@ export async function startStack(logDir: string, extraEnv: NodeJS.ProcessEnv = {
     MODEL_CONTENT_TOKENS: '2000',
     ...extraEnv,
   };
-  for (const roles of workerProcessRoles(true)) {
-    children.push(spawnChild(`worker ${roles}`, process.execPath, [...WORKER_NODE_FLAGS, path.join(root, 'dist/src/workers/main.js'), roles], { env, onLine: logTo(`worker-${roles.split(',')[0]}`) }));
-  }
+  children.push(...spawnWorkers(path.join(root, 'dist/src/workers/main.js'), true, (roles) => ({ env, onLine: logTo(`worker-${roles.split(',')[0]}`) })));
   const api = spawnChild('api', process.execPath, [path.join(root, 'dist/src/api/main.js')], { env, onLine: logTo('api') });
   children.push(api);
   const apiUrl = `http://127.0.0.1:${apiPort}`;

@@ -1,9 +1,11 @@
+import { spawnChild, type Child, type SpawnOptions } from './children';
+
 /**
  * How the embedded stack spreads worker roles over processes: workflow tasks (and model calls,
  * which mostly wait) in one, page work in another, so a long conversion never holds up a
  * workflow task and the two use separate cores.
  */
-export function workerProcessRoles(modelConfigured: boolean): string[] {
+function workerProcessRoles(modelConfigured: boolean): string[] {
   return [modelConfigured ? 'workflow,model' : 'workflow', 'fetch,browser'];
 }
 
@@ -12,4 +14,11 @@ export function workerProcessRoles(modelConfigured: boolean): string[] {
  * a map per node), so the default young generation fills every few pages and scavenges took a
  * quarter of a page worker's time; a 64 MB semi-space cut that, for ~13% more throughput.
  */
-export const WORKER_NODE_FLAGS = ['--max-semi-space-size=64'];
+const WORKER_NODE_FLAGS = ['--max-semi-space-size=64'];
+
+/** Starts the worker processes of the embedded stack, each running `mainJs` with its roles. */
+export function spawnWorkers(mainJs: string, modelConfigured: boolean, options: (roles: string) => SpawnOptions): Child[] {
+  return workerProcessRoles(modelConfigured).map((roles) =>
+    spawnChild(`worker ${roles}`, process.execPath, [...WORKER_NODE_FLAGS, mainJs, roles], options(roles)),
+  );
+}
