@@ -8,8 +8,60 @@ import { parseHTML } from 'linkedom';
  */
 const STRAY_CDATA = /(<script\b[\s\S]*?<\/script\s*>|<style\b[\s\S]*?<\/style\s*>)|<!\[CDATA\[[^>]*>/gi;
 
+/** What a browser keeps in `<head>`; any other element there opens the body. */
+const HEAD_CONTENT = new Set(['META', 'LINK', 'TITLE', 'SCRIPT', 'STYLE', 'BASE', 'NOSCRIPT', 'TEMPLATE']);
+
+/** Moves `node` into `body` before `before` (or at the end), unwrapping a nested `<html>` or `<body>` as browsers merge them. */
+function moveIntoBody(node: ChildNode, body: HTMLElement, before: ChildNode | null): void {
+  const el = node as Element;
+  if (node.nodeType === 1 && el.tagName === 'HEAD') {
+    node.remove();
+    return;
+  }
+  if (node.nodeType === 1 && (el.tagName === 'HTML' || el.tagName === 'BODY')) {
+    for (const child of Array.from(node.childNodes)) moveIntoBody(child, body, before);
+    node.remove();
+    return;
+  }
+  body.insertBefore(node, before);
+}
+
+/**
+ * Puts content where a browser's parser puts it. linkedom keeps elements where the markup
+ * writes them: a `<div>` inside `<head>`, or a `<header>` before `<body>`, stay outside the body,
+ * where every reader of the body misses them (some pages had all their content there). A browser
+ * opens the body at the first element that cannot be in the head, and moves anything written
+ * outside `<body>` into it.
+ */
+function normaliseTree(document: Document): void {
+  const html = document.documentElement;
+  const body = document.body;
+  if (!html || !body) return;
+  const head = document.head;
+  if (head) {
+    let opener: ChildNode | null = head.firstChild;
+    while (opener && !(opener.nodeType === 1 && !HEAD_CONTENT.has((opener as Element).tagName))) opener = opener.nextSibling;
+    const first = body.firstChild;
+    while (opener) {
+      const next: ChildNode | null = opener.nextSibling;
+      moveIntoBody(opener, body, first);
+      opener = next;
+    }
+  }
+  let beforeBody = true;
+  // Markup after `</html>` lands beside the root element; a browser reads it as the body's end.
+  for (const node of [...Array.from(html.childNodes), ...Array.from(document.childNodes).filter((n) => n !== html)]) {
+    if (node === body) beforeBody = false;
+    else if (node !== head && node !== html && (node.nodeType === 1 || (node.nodeType === 3 && (node as Text).data.trim()))) {
+      moveIntoBody(node, body, beforeBody ? body.firstChild : null);
+    }
+  }
+}
+
 /** Parses a page as a browser would see its structure. */
 export function parseDocument(html: string): Document {
   const source = html.includes('<![CDATA[') ? html.replace(STRAY_CDATA, (_match, raw: string | undefined) => raw ?? '') : html;
-  return parseHTML(source).document;
+  const { document } = parseHTML(source);
+  normaliseTree(document);
+  return document;
 }
