@@ -28,16 +28,31 @@ function moveIntoBody(node: ChildNode, body: HTMLElement, before: ChildNode | nu
 
 /**
  * Puts content where a browser's parser puts it. linkedom keeps elements where the markup
- * writes them: a `<div>` inside `<head>`, or a `<header>` before `<body>`, stay outside the body,
- * where every reader of the body misses them (some pages had all their content there). A browser
- * opens the body at the first element that cannot be in the head, and moves anything written
- * outside `<body>` into it.
+ * writes them: a `<div>` inside `<head>`, a `<header>` before `<body>`, a `<style>` before
+ * `<html>` or a paragraph after `</html>` stay outside the body, where every reader of the body
+ * misses them (some pages had all their content there), and an element before `<html>` even
+ * becomes the document element. A browser opens the body at the first element that cannot be in
+ * the head, and moves anything written outside `<body>` into it.
  */
 function normaliseTree(document: Document): void {
-  const html = document.documentElement;
-  const body = document.body;
-  if (!html || !body) return;
-  const head = document.head;
+  let outside = Array.from(document.childNodes);
+  let html = outside.find((node): node is HTMLElement => node.nodeType === 1 && (node as Element).tagName === 'HTML');
+  if (!html) {
+    // `<head>` and `<body>` with no `<html>` around them: give them one.
+    html = document.createElement('html');
+    for (const node of outside) if (node.nodeType !== 10) html.appendChild(node);
+    document.appendChild(html);
+    outside = Array.from(document.childNodes);
+  }
+  // An `<html>` inside `<html>` is merged into it.
+  for (const nested of Array.from(html.children)) if (nested.tagName === 'HTML') nested.replaceWith(...Array.from(nested.childNodes));
+  const body = Array.from(html.children).find((el): el is HTMLElement => el.tagName === 'BODY');
+  if (!body) return;
+  const head = Array.from(html.children).find((el) => el.tagName === 'HEAD');
+  const beforeRoot = outside.slice(0, outside.indexOf(html));
+  for (const node of beforeRoot) {
+    if (node.nodeType === 1 && HEAD_CONTENT.has((node as Element).tagName)) (head ?? html).insertBefore(node, (head ?? html).firstChild);
+  }
   if (head) {
     let opener: ChildNode | null = head.firstChild;
     while (opener && !(opener.nodeType === 1 && !HEAD_CONTENT.has((opener as Element).tagName))) opener = opener.nextSibling;
@@ -48,14 +63,14 @@ function normaliseTree(document: Document): void {
       opener = next;
     }
   }
+  const isContent = (node: ChildNode) => node.nodeType === 1 || (node.nodeType === 3 && (node as Text).data.trim() !== '');
+  const stray = [...beforeRoot.filter((node) => node.parentNode === document), ...Array.from(html.childNodes)];
   let beforeBody = true;
-  // Markup after `</html>` lands beside the root element; a browser reads it as the body's end.
-  for (const node of [...Array.from(html.childNodes), ...Array.from(document.childNodes).filter((n) => n !== html)]) {
+  for (const node of stray) {
     if (node === body) beforeBody = false;
-    else if (node !== head && node !== html && (node.nodeType === 1 || (node.nodeType === 3 && (node as Text).data.trim()))) {
-      moveIntoBody(node, body, beforeBody ? body.firstChild : null);
-    }
+    else if (node !== head && isContent(node)) moveIntoBody(node, body, beforeBody ? body.firstChild : null);
   }
+  for (const node of outside.slice(outside.indexOf(html) + 1)) if (isContent(node)) moveIntoBody(node, body, null);
 }
 
 /** Parses a page as a browser would see its structure. */
