@@ -147,3 +147,25 @@ describe('mainContent on an article that quotes a post', () => {
     expect(markdown).not.toContain('Share on Facebook');
   });
 });
+
+describe('mainContent on a page with style-sheet visibility classes', () => {
+  const page = `<!doctype html><html><body>${navigation}<article>
+    <div class="field field--label-hidden"><p>${sentence('first', 1)}</p></div>
+    <div class="overflow-hidden rounded"><p>${sentence('second', 2)}</p></div>
+    <div class="hidden md:block"><p>${sentence('third', 3)}</p></div>
+    <div class="hidden"><p>Your basket is empty. Add a product to see it here before checkout.</p></div>
+    <div class="lg:hidden"><p>Tap here to open the mobile edition of the Harbour Times app.</p></div>
+    <section class="elementor-section elementor-hidden-desktop"><p>Swipe left to see the next story in the mobile carousel.</p></section>
+    <p>${sentence('fourth', 4)}</p></article>${footer}</body></html>`;
+  const markdown = extract(page);
+
+  it('keeps blocks whose class only sounds hidden, or is shown again on a wide screen', () => {
+    for (let i = 1; i <= 4; i++) expect(markdown).toContain(`report number ${i} describes`);
+  });
+
+  it('drops blocks a desktop browser hides by class', () => {
+    expect(markdown).not.toContain('basket is empty');
+    expect(markdown).not.toContain('mobile edition');
+    expect(markdown).not.toContain('mobile carousel');
+  });
+});

@@ -21,7 +21,21 @@ export const BOILERPLATE_NAMES =
 
 /** Whole class/id words of boilerplate that would match too much as prefixes (`ad` in `address`, `header` in `header-title`). */
 export const BOILERPLATE_WORDS =
-  /(^|[\s_-])(ad|ads|adv|adslot|dfp|hidden|hide|meta|date|time|author|tags?|hashtags?|crumbs?|alert|notice|header|footer|banner|menu|nav|toc|print|follow|promo|rating|reactions|published|updated|posted-?on|timestamp|dateline|disclaimer|copyright|skip|toolbar|masthead|categories|read-?more)($|[\s_-])/i;
+  /(^|[\s_-])(ad|ads|adv|adslot|dfp|meta|date|time|author|tags?|hashtags?|crumbs?|alert|notice|header|footer|banner|menu|nav|toc|print|follow|promo|rating|reactions|published|updated|posted-?on|timestamp|dateline|disclaimer|copyright|skip|toolbar|masthead|categories|read-?more)($|[\s_-])/i;
+
+/**
+ * Class names that hide an element by style sheet. Whole class tokens only: `field--label-hidden`
+ * (on every Drupal field) and `overflow-hidden` name something else.
+ */
+export const HIDDEN_CLASSES = /^(hidden|hide|d-none|is-hidden|invisible)$/i;
+/** ... unless a responsive class shows it again on a wide screen (`hidden md:block`, `d-none d-lg-flex`). */
+export const SHOWN_WIDE_CLASSES = /^((sm|md|lg|xl|2xl):(block|flex|grid|inline|inline-block|inline-flex|table|contents)|d-(sm|md|lg|xl|xxl)-(block|flex|grid|inline|inline-block|inline-flex|table))$/i;
+/**
+ * Class names that hide an element on a wide screen, where pages are read as a desktop browser
+ * shows them: the mobile copy of a menu or a section (`lg:hidden`, `d-lg-none`, `hidden-desktop`,
+ * `visible-xs`, `mobile-only`).
+ */
+export const HIDDEN_WIDE_CLASSES = /^((md|lg|xl):hidden|d-(md|lg|xl)-none|visible-(xs|sm)|(.*[-_])?(hidden|hide)[-_](desktop|lg|md)|(.*[-_])?(mobile|phone)[-_]only|(show|visible)[-_](mobile|phone))$/i;
 
 /** class/id words of the content itself: a block named so is kept though it matches a boilerplate word too. */
 export const CONTENT_NAMES = /(^|[\s_-])(article-?body|articlebody|post-?body|post-?content|entry-?content|story-?body|main-?content|page-?content|rich-?text|richtext|prose|markdown|body-?text|article-?content|content-?body|text-?content)($|[\s_-])/i;

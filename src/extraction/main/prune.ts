@@ -8,6 +8,8 @@ import {
   EXTRAS_TAIL_SHARE,
   FURNITURE_ROLES,
   FURNITURE_TAGS,
+  HIDDEN_CLASSES,
+  HIDDEN_WIDE_CLASSES,
   LINK_LIST_SHARE,
   MAX_FURNITURE_SHARE,
   MAX_LINK_DENSITY,
@@ -15,6 +17,7 @@ import {
   OWN_CONTENT_MIN,
   OWN_CONTENT_SHARE,
   QUOTATION_SHARE,
+  SHOWN_WIDE_CLASSES,
 } from './patterns';
 
 /** The class and id of an element, the words sites name their blocks by. */
@@ -44,11 +47,19 @@ export function dropNeverContent(root: Element): void {
   walk(root);
 }
 
+/** Hidden by a style-sheet class, as a desktop browser shows the page. */
+function hiddenByClass(el: Element): boolean {
+  const tokens = (el.getAttribute('class') ?? '').split(/\s+/);
+  if (tokens.some((token) => HIDDEN_WIDE_CLASSES.test(token))) return true;
+  return tokens.some((token) => HIDDEN_CLASSES.test(token)) && !tokens.some((token) => SHOWN_WIDE_CLASSES.test(token));
+}
+
 function isFurniture(el: Element): boolean {
   if (FURNITURE_TAGS.has(el.tagName)) return true;
   const role = el.getAttribute('role');
   if (role && FURNITURE_ROLES.test(role)) return true;
   if (el.getAttribute('aria-modal') === 'true') return true;
+  if (hiddenByClass(el)) return true;
   const names = namesOf(el);
   if (!names) return false;
   return (BOILERPLATE_NAMES.test(names) || BOILERPLATE_WORDS.test(names)) && !CONTENT_NAMES.test(names);
