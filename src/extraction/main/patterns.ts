@@ -17,11 +17,11 @@ export const FURNITURE_ROLES = /^(navigation|banner|contentinfo|complementary|se
  * `shareButtons`, `related-posts`, `newsletterSignup` all match), words split on space, `-`, `_`.
  */
 export const BOILERPLATE_NAMES =
-  /(^|[\s_-])(share|sharing|sharedaddy|social|related|recommend|newsletter|subscri|cookie|consent|gdpr|advert|sponsor|breadcrumb|sidebar|popup|modal|overlay|paywall|outbrain|taboola|trending|mostpopular|most-popular|signup|sign-up|login|sr-only|screen-?reader|visually-?hidden|byline|author-?(bio|box|info)|about-?the-?author|post-?meta|entry-?meta|article-?meta|tag-?(list|cloud|links)|cat-?links|pagination|pager|next-?post|prev-?post|post-?nav|navbar|navigation|more-?(stories|articles|news)|you-?may|also-?like|jump-?to|table-?of-?contents)/i;
+  /(^|[\s_-])(share|sharing|sharedaddy|social|related|recommend|newsletter|subscri|cookie|consent|gdpr|advert|sponsor|breadcrumb|sidebar|popup|modal|overlay|paywall|outbrain|taboola|trending|mostpopular|most-popular|signup|sign-up|login|sr-only|screen-?reader|visually-?hidden|byline|author-?(bio|box|info)|about-?the-?author|post-?meta|entry-?meta|article-?meta|tag-?(list|cloud|links)|cat-?links|pagination|pager|next-?post|prev-?post|post-?nav|navbar|navigation|more-?(stories|articles|news)|you-?may|also-?like|jump-?to)/i;
 
 /** Whole class/id words of boilerplate that would match too much as prefixes (`ad` in `address`, `header` in `header-title`). */
 export const BOILERPLATE_WORDS =
-  /(^|[\s_-])(ad|ads|adv|adslot|dfp|meta|date|time|author|tags?|hashtags?|crumbs?|alert|notice|header|footer|banner|menu|nav|toc|print|follow|promo|rating|reactions|published|updated|posted-?on|timestamp|dateline|disclaimer|copyright|skip|toolbar|masthead|categories|read-?more)($|[\s_-])/i;
+  /(^|[\s_-])(ad|ads|adslot|dfp|meta|date|time|author|hashtags?|crumbs?|notice|header|footer|banner|menu|nav|print|promo|reactions|updated|posted-?on|timestamp|dateline|disclaimer|copyright|toolbar|masthead|categories)($|[\s_-])/i;
 
 /**
  * Class names that hide an element by style sheet. Whole class tokens only: `field--label-hidden`
