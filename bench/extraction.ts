@@ -15,7 +15,7 @@ import { fmt } from './common';
 
 const SHARED = path.resolve(__dirname, '..', '..', '..', 'shared', 'benchmarks');
 
-interface Page {
+export interface Page {
   id: string;
   url: string;
   html: Buffer;
@@ -23,7 +23,7 @@ interface Page {
   type: string;
 }
 
-function loadArticleExtraction(): Page[] {
+export function loadArticleExtraction(): Page[] {
   const dir = path.join(SHARED, 'article-extraction');
   const truth = JSON.parse(readFileSync(path.join(dir, 'ground-truth.json'), 'utf8')) as Record<string, { articleBody?: string; url?: string }>;
   return Object.entries(truth).map(([id, entry]) => ({
@@ -35,7 +35,7 @@ function loadArticleExtraction(): Page[] {
   }));
 }
 
-function loadWcxb(): Page[] {
+export function loadWcxb(): Page[] {
   const dir = path.join(SHARED, 'wcxb-dev');
   return readdirSync(path.join(dir, 'ground-truth'))
     .filter((name) => name.endsWith('.json'))
@@ -136,7 +136,7 @@ function wordScore(predicted: string, reference: string): [number, number, numbe
 
 type Extractor = (page: Page) => Promise<string>;
 
-const ours: Extractor = async (page) =>
+export const ours: Extractor = async (page) =>
   markdownToText((await pageToMarkdown({ body: page.html, contentType: 'text/html', finalUrl: page.url, truncated: false }, 'main')).markdown);
 
 const readabilityBaseline: Extractor = async (page) => {
@@ -169,7 +169,24 @@ async function run(name: string, extractor: Extractor, articles: Page[], wcxb: P
   }
   const articleScores = articles.map((page, i) => shingleScore(page.truth, a1.texts[i]!));
   const byType = new Map<string, [number, number, number][]>();
-  wcxb.forEach((page, i) => byType.set(page.type, [...(byType.get(page.type) ?? []), wordScore(w1.texts[i]!, page.truth)]));
+  const wcxbScores = wcxb.map((page, i) => wordScore(w1.texts[i]!, page.truth));
+  wcxb.forEach((page, i) => byType.set(page.type, [...(byType.get(page.type) ?? []), wcxbScores[i]!]));
+  if (process.env.BENCH_PAGES) {
+    // One line per page (set, id, type, P, R, F1, words predicted, words in the truth): what to read when a figure moves.
+    const line = (set: string, page: Page, [p, r, f]: [number, number, number], text: string) =>
+      [set, page.id, page.type, p.toFixed(3), r.toFixed(3), f.toFixed(3), tokens(text).length, tokens(page.truth).length].join('\t');
+    const shingleF = ([tp, fp, fn]: [number, number, number]): [number, number, number] => {
+      const p = tp + fp > 0 ? tp / (tp + fp) : 0;
+      const r = tp + fn > 0 ? tp / (tp + fn) : 0;
+      return [p, r, p + r > 0 ? (2 * p * r) / (p + r) : 0];
+    };
+    const rows = [
+      ...articles.map((page, i) => line('article-extraction', page, shingleF(articleScores[i]!), a1.texts[i]!)),
+      ...wcxb.map((page, i) => line('wcxb', page, wcxbScores[i]!, w1.texts[i]!)),
+    ];
+    const tag = name.startsWith('ours') ? 'ours' : 'baseline';
+    writeFileSync(`${process.env.BENCH_PAGES}-${tag}.tsv`, `${rows.join('\n')}\n`);
+  }
   const a = articleMetrics(articleScores);
   const all = [...byType.values()].flat();
   const mean = (scores: [number, number, number][], i: number) => scores.reduce((sum, s) => sum + s[i]!, 0) / scores.length;
