@@ -199,7 +199,10 @@ async function run(name: string, extractor: Extractor, articles: Page[], wcxb: P
 
 async function main(): Promise<void> {
   const articles = loadArticleExtraction();
-  const wcxb = process.env.BENCH_WCXB_LIMIT ? loadWcxb().slice(0, Number(process.env.BENCH_WCXB_LIMIT)) : loadWcxb();
+  // BENCH_TYPES=product,forum scores only those WCXB page types: a quicker loop while working on them.
+  const types = process.env.BENCH_TYPES?.split(',');
+  const all = loadWcxb().filter((page) => !types || types.includes(page.type));
+  const wcxb = process.env.BENCH_WCXB_LIMIT ? all.slice(0, Number(process.env.BENCH_WCXB_LIMIT)) : all;
   await run('ours (content: main)', ours, articles, wcxb);
   if (!process.env.BENCH_SKIP_BASELINE) await run('baseline: @mozilla/readability + turndown on linkedom', readabilityBaseline, articles, wcxb);
 }
