@@ -16,7 +16,7 @@ const CASES: [fixture: string, scope: 'main' | 'full', construct: string][] = [
   ['code', 'main', 'fenced code blocks with their language, highlighted code kept exactly, fences longer than the code'],
   ['figure', 'main', 'figure captions, lazy images (data-src, data-srcset, picture) resolved to real absolute URLs'],
   ['lists', 'main', 'nested and numbered lists, blockquotes, emphasis, strikethrough and inline code'],
-  ['table', 'main', 'GFM tables with a header row, escaped pipes and column spans'],
+  ['table', 'main', 'GFM tables with a header row, escaped pipes, column spans and row spans'],
   ['deflist', 'main', 'definition lists and footnotes'],
   ['links', 'main', 'links absolute against <base>, script links as text, hidden elements dropped'],
   ['cdata', 'main', 'a stray <![CDATA[ read as browsers read it, not as swallowing the page'],
