@@ -1,5 +1,5 @@
 import { pageToMarkdown } from '../src/extraction/pageToMarkdown';
-import { loadArticleExtraction, loadWcxb } from './extraction';
+import { htmlOf, loadArticleExtraction, loadWcxb } from './extraction';
 
 /**
  * `node dist/bench/showPage.js <article|wcxb> <id>`: one benchmark page as our extractor reads it
@@ -10,7 +10,7 @@ async function main(): Promise<void> {
   const pages = set === 'article' ? loadArticleExtraction() : loadWcxb();
   const page = pages.find((p) => p.id === id);
   if (!page) throw new Error(`no page ${id} in ${set}; usage: showPage <article|wcxb> <id>`);
-  const { markdown } = await pageToMarkdown({ body: page.html, contentType: 'text/html', finalUrl: page.url, truncated: false }, 'main');
+  const { markdown } = await pageToMarkdown({ body: htmlOf(page), contentType: 'text/html', finalUrl: page.url, truncated: false }, 'main');
   console.log(`=== ours (${page.type}, ${page.url})\n${markdown}\n\n=== truth\n${page.truth}`);
 }
 
