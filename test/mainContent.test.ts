@@ -169,3 +169,17 @@ describe('mainContent on a page with style-sheet visibility classes', () => {
     expect(markdown).not.toContain('mobile carousel');
   });
 });
+
+describe('mainContent on a product grid in <main> beside a long legal footer', () => {
+  const products = ['Wool Runner', 'Tree Dasher', 'Trail Glider', 'Canvas Piper'].map((name, i) => `<li class="product-card"><a href="/p/${i}">${name}</a><span>$${95 + i}</span></li>`).join('');
+  const page = `<!doctype html><html><body>${navigation}
+    <div class="content-sidebar-wrap"><main><h1>Sneakers</h1><ul class="grid">${products}</ul></main></div>
+    <footer><p>${sentence('privacy', 1)}</p><p>${sentence('privacy', 2)}</p></footer>
+    <div class="cookie-consent"><p>${sentence('cookie', 3)}</p></div></body></html>`;
+  const markdown = extract(page);
+
+  it('keeps the grid in main though its wrapper is named like a sidebar, and drops the footer and the cookie text', () => {
+    expect(markdown).toContain('Trail Glider');
+    expect(markdown).not.toContain('report number');
+  });
+});

@@ -10,7 +10,9 @@ import { DOMINANCE, SEMANTIC_SHARE, TEXT_WEIGHT } from './main/patterns';
  *    so the stages compare sizes without re-reading the tree (`textContent` on linkedom is slow).
  * 3. `dropFurniture`: navigation, headers, footers, asides, forms and blocks named as share bars,
  *    related links, cookie banners, ads or metadata go, unless they hold a large share of the
- *    page (then they are a site's odd wrapper, not furniture). Landmarks are noted on the way.
+ *    page (then they are a site's odd wrapper, not furniture). A page's `main` overrides size:
+ *    what wraps it stays, and furniture beside it goes however large (a legal footer, a cookie
+ *    dialog), save blocks only named like boilerplate. Landmarks are noted on the way.
  * 4. `dropComments`: reader comments go when the page's own text stands without them; on a
  *    forum they are the page and stay.
  * 5. `contentRoot`: the region the page marks as its content (`itemprop=articleBody`, one

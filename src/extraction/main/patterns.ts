@@ -19,6 +19,13 @@ export const FURNITURE_ROLES = /^(navigation|banner|contentinfo|complementary|se
 export const BOILERPLATE_NAMES =
   /(^|[\s_-])(share|sharing|sharedaddy|social|related|recommend|newsletter|subscri|cookie|consent|gdpr|advert|sponsor|breadcrumb|sidebar|popup|modal|overlay|paywall|outbrain|taboola|trending|mostpopular|most-popular|signup|sign-up|login|sr-only|screen-?reader|visually-?hidden|byline|author-?(bio|box|info)|about-?the-?author|post-?meta|entry-?meta|article-?meta|tag-?(list|cloud|links)|cat-?links|pagination|pager|next-?post|prev-?post|post-?nav|navbar|navigation|more-?(stories|articles|news)|you-?may|also-?like|jump-?to)/i;
 
+/**
+ * Boilerplate names of overlays and their kin (cookie dialogs, pop-ups, sign-up boxes): beside a
+ * page's <main> such a block is furniture however much text it holds; other boilerplate names
+ * are sometimes given to a region of the content itself.
+ */
+export const OVERLAY_NAMES = /(^|[\s_-])(cookie|consent|gdpr|popup|modal|overlay|newsletter|subscri|paywall|signup|sign-up|login)/i;
+
 /** Whole class/id words of boilerplate that would match too much as prefixes (`ad` in `address`, `header` in `header-title`). */
 export const BOILERPLATE_WORDS =
   /(^|[\s_-])(ad|ads|adslot|dfp|meta|date|time|author|hashtags?|crumbs?|notice|header|footer|banner|menu|nav|print|promo|reactions|updated|posted-?on|timestamp|dateline|disclaimer|copyright|toolbar|masthead|categories)($|[\s_-])/i;

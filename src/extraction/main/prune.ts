@@ -1,4 +1,4 @@
-import { type Measures, EMPTY_STATS, linkDensity } from './measure';
+import { type Measures, type TextStats, EMPTY_STATS, linkDensity } from './measure';
 import {
   BOILERPLATE_NAMES,
   BOILERPLATE_WORDS,
@@ -14,6 +14,7 @@ import {
   MAX_FURNITURE_SHARE,
   MAX_LINK_DENSITY,
   NEVER_CONTENT_TAGS,
+  OVERLAY_NAMES,
   OWN_CONTENT_MIN,
   OWN_CONTENT_SHARE,
   QUOTATION_SHARE,
@@ -54,15 +55,22 @@ function hiddenByClass(el: Element): boolean {
   return tokens.some((token) => HIDDEN_CLASSES.test(token)) && !tokens.some((token) => SHOWN_WIDE_CLASSES.test(token));
 }
 
-function isFurniture(el: Element): boolean {
-  if (FURNITURE_TAGS.has(el.tagName)) return true;
+/**
+ * Whether `el` is page furniture, and how sure that is: `certain` for furniture by tag, role or
+ * hiding, and for overlays (cookie dialogs, pop-ups) by name; `named` for the rest of the
+ * boilerplate names, which a site may also give to a region of its content ("more-ads" around a
+ * listing's second half).
+ */
+function furnitureKind(el: Element): 'certain' | 'named' | undefined {
+  if (FURNITURE_TAGS.has(el.tagName)) return 'certain';
   const role = el.getAttribute('role');
-  if (role && FURNITURE_ROLES.test(role)) return true;
-  if (el.getAttribute('aria-modal') === 'true') return true;
-  if (hiddenByClass(el)) return true;
+  if (role && FURNITURE_ROLES.test(role)) return 'certain';
+  if (el.getAttribute('aria-modal') === 'true') return 'certain';
+  if (hiddenByClass(el)) return 'certain';
   const names = namesOf(el);
-  if (!names) return false;
-  return (BOILERPLATE_NAMES.test(names) || BOILERPLATE_WORDS.test(names)) && !CONTENT_NAMES.test(names);
+  if (!names || CONTENT_NAMES.test(names)) return undefined;
+  if (OVERLAY_NAMES.test(names)) return 'certain';
+  return BOILERPLATE_NAMES.test(names) || BOILERPLATE_WORDS.test(names) ? 'named' : undefined;
 }
 
 /**
@@ -85,11 +93,21 @@ function isQuotation(el: Element, measures: Measures): boolean {
 export function dropFurniture(root: Element, measures: Measures): Landmarks {
   const total = measures.get(root)?.content || 1;
   const landmarks: Landmarks = { articleBodies: [], articles: [], mains: [] };
+  // A page that marks its content with <main> says where it is: a block around that main is a
+  // wrapper whatever it is named (`content-sidebar-wrap`), and certain furniture beside it (a
+  // footer of legal text, a cookie dialog) is furniture however large.
+  const mains = Array.from(root.querySelectorAll('main, [role="main"]')).filter((main) => (measures.get(main)?.chars ?? 0) > 0);
+  const kept = (el: Element, kind: 'certain' | 'named', stats: TextStats): boolean => {
+    if (mains.some((main) => el.contains(main))) return true;
+    if (stats.content / total <= MAX_FURNITURE_SHARE) return false;
+    return kind === 'named' || mains.length === 0 || mains.some((main) => main.contains(el));
+  };
   const walk = (el: Element): void => {
     for (let child = el.firstElementChild; child; ) {
       const next = child.nextElementSibling;
       const stats = measures.get(child) ?? EMPTY_STATS;
-      if (isFurniture(child) && stats.content / total <= MAX_FURNITURE_SHARE && !child.querySelector('[itemprop="articleBody"]') && !isQuotation(child, measures)) {
+      const kind = furnitureKind(child);
+      if (kind && !kept(child, kind, stats) && !child.querySelector('[itemprop="articleBody"]') && !isQuotation(child, measures)) {
         child.remove();
       } else {
         if (child.tagName === 'ARTICLE') landmarks.articles.push(child);
