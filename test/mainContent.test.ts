@@ -183,3 +183,18 @@ describe('mainContent on a product grid in <main> beside a long legal footer', (
     expect(markdown).not.toContain('report number');
   });
 });
+
+describe('mainContent on a short thread under a large consent manager', () => {
+  const purposes = Array.from({ length: 8 }, (_, i) => `<h4>Purpose ${i + 1}</h4><p>${sentence('cookie purpose', i + 1)} These cookies may be set by our advertising partners to build a profile of your interests.</p>`).join('');
+  const page = `<!doctype html><html><body>${navigation}
+    <div class="thread"><div class="post"><p>Reply 1: My outboard engine stalls whenever the tide turns; has anyone seen this before?</p></div>
+    <div class="post"><p>Reply 2: I had the same problem with mine, and cleaning the fuel filter fixed it for me.</p></div></div>
+    <div id="onetrust-consent-sdk"><div class="ot-sdk-container">${purposes}</div></div>${footer}</body></html>`;
+  const markdown = extract(page);
+
+  it('drops the consent manager whatever its size and keeps the thread', () => {
+    expect(markdown).toContain('Reply 1:');
+    expect(markdown).toContain('Reply 2:');
+    expect(markdown).not.toContain('Purpose');
+  });
+});

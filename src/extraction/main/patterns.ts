@@ -26,6 +26,15 @@ export const BOILERPLATE_NAMES =
  */
 export const OVERLAY_NAMES = /(^|[\s_-])(cookie|consent|gdpr|popup|modal|overlay|newsletter|subscri|paywall|signup|sign-up|login)/i;
 
+/**
+ * Cookie and consent banners, named by the consent managers in wide use (OneTrust, Cookiebot,
+ * Didomi, Quantcast, Usercentrics) or as such: dropped whatever their size, since a preference
+ * centre's purpose texts can outweigh a short forum thread or product page. Matched at the start
+ * of a class token only: `has-cookie-banner` on a page wrapper names the page's state.
+ */
+export const CONSENT_NAMES =
+  /(^|\s)(onetrust|ot-sdk|cybotcookiebot|cookiebot|didomi|qc-cmp|usercentrics|truste|cookie-?(banner|notice|consent|bar|popup|law|wall|dialog|modal|settings|preferences)|consent-?(banner|manager|sdk|popup|modal|dialog|bar|wrapper)|gdpr-?(banner|notice|consent))/i;
+
 /** Whole class/id words of boilerplate that would match too much as prefixes (`ad` in `address`, `header` in `header-title`). */
 export const BOILERPLATE_WORDS =
   /(^|[\s_-])(ad|ads|adslot|dfp|meta|date|time|author|hashtags?|crumbs?|notice|header|footer|banner|menu|nav|print|promo|reactions|updated|posted-?on|timestamp|dateline|disclaimer|copyright|toolbar|masthead|categories)($|[\s_-])/i;

@@ -3,6 +3,7 @@ import {
   BOILERPLATE_NAMES,
   BOILERPLATE_WORDS,
   COMMENT_NAMES,
+  CONSENT_NAMES,
   CONTENT_NAMES,
   EXTRAS_HEADINGS,
   EXTRAS_TAIL_SHARE,
@@ -107,7 +108,10 @@ export function dropFurniture(root: Element, measures: Measures): Landmarks {
       const next = child.nextElementSibling;
       const stats = measures.get(child) ?? EMPTY_STATS;
       const kind = furnitureKind(child);
-      if (kind && !kept(child, kind, stats) && !child.querySelector('[itemprop="articleBody"]') && !isQuotation(child, measures)) {
+      // A consent block that wraps the page's own landmarks is a page-state class on a wrapper.
+      if (CONSENT_NAMES.test(namesOf(child)) && !child.querySelector('main, article, [role="main"]')) {
+        child.remove();
+      } else if (kind && !kept(child, kind, stats) && !child.querySelector('[itemprop="articleBody"]') && !isQuotation(child, measures)) {
         child.remove();
       } else {
         if (child.tagName === 'ARTICLE') landmarks.articles.push(child);
