@@ -3,11 +3,15 @@
  * reader never sees go, and every link and image points somewhere absolute and real.
  */
 
-/** Elements that are never content. */
-const NEVER_CONTENT = 'script, style, noscript, template, link, meta, object, embed, canvas, dialog[aria-modal="true"]';
+/** Elements that are never content (by `localName`: linkedom's `tagName` upper-cases on every read). */
+const NEVER_CONTENT = new Set(['script', 'style', 'noscript', 'template', 'link', 'meta', 'object', 'embed', 'canvas']);
 
 /** Hidden in every browser, whatever the style sheets say. */
-const HIDDEN = '[hidden], [aria-hidden="true"], [style*="display:none" i], [style*="display: none" i], [style*="visibility:hidden" i], [style*="visibility: hidden" i]';
+function hiddenByMarkup(el: Element): boolean {
+  if (el.hasAttribute('hidden') || el.getAttribute('aria-hidden') === 'true') return true;
+  const style = el.getAttribute('style')?.toLowerCase();
+  return style !== undefined && (style.includes('display:none') || style.includes('display: none') || style.includes('visibility:hidden') || style.includes('visibility: hidden'));
+}
 
 /** Attributes that hold the real image where `src` is a lazy-loading placeholder. */
 const LAZY_SRC_ATTRS = ['data-src', 'data-lazy-src', 'data-original', 'data-url', 'data-hi-res-src', 'data-full-src'];
@@ -24,13 +28,33 @@ const HIDDEN_PAGE_MIN_CHARS = 500;
 /** A `<noscript>` in the body with this much text is the page's script-free view (forum software serves its posts so), not a notice. */
 const NOSCRIPT_PAGE_CHARS = 500;
 
+/**
+ * Removes what a reader never sees: scripts, styles and their kin, modal dialogs, and elements
+ * hidden by markup. One walk of the page: a selector query per kind walked it once each.
+ */
 export function removeInvisible(root: ParentNode): void {
-  for (const el of Array.from(root.querySelectorAll('body noscript'))) {
-    if (el.querySelector('p, div, article') && (el.textContent ?? '').length >= NOSCRIPT_PAGE_CHARS) el.replaceWith(...Array.from(el.childNodes));
-  }
-  for (const el of Array.from(root.querySelectorAll(NEVER_CONTENT))) el.remove();
-  // Some sites hide the heading of an open accordion for screen readers only: keep text-bearing <details>.
-  const hidden = Array.from(root.querySelectorAll(HIDDEN)).filter((el) => el.tagName !== 'DETAILS');
+  const hidden: Element[] = [];
+  const walk = (el: Element, inBody: boolean): void => {
+    for (let child = el.firstElementChild; child; ) {
+      const next = child.nextElementSibling;
+      const name = child.localName;
+      if (name === 'noscript' && inBody && child.querySelector('p, div, article') && (child.textContent ?? '').length >= NOSCRIPT_PAGE_CHARS) {
+        const first = child.firstElementChild;
+        child.replaceWith(...Array.from(child.childNodes));
+        // Its content is now where it stood: walk it from there.
+        child = first ?? next;
+        continue;
+      }
+      if (NEVER_CONTENT.has(name) || (name === 'dialog' && child.getAttribute('aria-modal') === 'true')) child.remove();
+      else {
+        // Some sites hide the heading of an open accordion for screen readers only: keep text-bearing <details>.
+        if (name !== 'details' && hiddenByMarkup(child)) hidden.push(child);
+        walk(child, inBody || name === 'body');
+      }
+      child = next;
+    }
+  };
+  walk(root as Element, false);
   // Measuring the page is a walk of all of it: only worth it when a hidden block is big.
   const sizes = hidden.map((el) => textLength(el));
   const largest = Math.max(0, ...sizes);
@@ -54,6 +78,20 @@ function textLength(node: ParentNode): number {
     else if (child.nodeType === 1) chars += textLength(child as Element);
   }
   return chars;
+}
+
+/** `value` resolved against the page's base, or undefined for a link to nowhere. */
+type Resolver = (value: string) => string | undefined;
+
+/** A resolver that remembers its answers: pages link the same few URLs many times over. */
+function resolverFor(base: string): Resolver {
+  const known = new Map<string, string | undefined>();
+  return (value) => {
+    if (known.has(value)) return known.get(value);
+    const resolved = toAbsolute(value, base);
+    known.set(value, resolved);
+    return resolved;
+  };
 }
 
 function toAbsolute(value: string, base: string): string | undefined {
@@ -83,8 +121,10 @@ function isPlaceholder(src: string | null): boolean {
 }
 
 /** Resolves lazy images and makes every link and image URL absolute; drops dead links. */
-export function resolveUrls(root: ParentNode, base: string): void {
-  for (const img of Array.from(root.querySelectorAll('img'))) {
+export function resolveUrls(root: Document | Element, base: string): void {
+  const resolve = resolverFor(base);
+  // By tag name: linkedom answers that with a plain walk, a selector through a matcher per element.
+  for (const img of Array.from(root.getElementsByTagName('img'))) {
     let src = img.getAttribute('src');
     if (isPlaceholder(src)) {
       const lazy = LAZY_SRC_ATTRS.map((attr) => img.getAttribute(attr)).find((value) => value && !value.startsWith('data:'));
@@ -95,12 +135,14 @@ export function resolveUrls(root: ParentNode, base: string): void {
       const picture = img.closest('picture')?.querySelector('source[srcset]')?.getAttribute('srcset');
       src = picture ? bestFromSrcset(picture) ?? null : null;
     }
-    const resolved = src ? toAbsolute(src, base) : undefined;
+    const resolved = src ? resolve(src) : undefined;
     if (resolved) img.setAttribute('src', resolved);
     else img.remove();
   }
-  for (const a of Array.from(root.querySelectorAll('a[href]'))) {
-    const resolved = toAbsolute(a.getAttribute('href') ?? '', base);
+  for (const a of Array.from(root.getElementsByTagName('a'))) {
+    const href = a.getAttribute('href');
+    if (href === null) continue;
+    const resolved = resolve(href);
     if (resolved) a.setAttribute('href', resolved);
     else a.removeAttribute('href');
   }
