@@ -11,9 +11,44 @@ import type { PageMetadata } from '../types';
  */
 type MetaValues = Map<string, string>;
 
-function metaValues(doc: Document): MetaValues {
+/** The elements metadata is read from, gathered in one walk of the page. */
+interface MetadataElements {
+  metas: Element[];
+  links: Element[];
+  jsonLd: Element[];
+  title?: Element;
+  /** The first `[rel=author]`, or `[itemprop=name]` inside `[itemprop=author]`. */
+  author?: Element;
+}
+
+/**
+ * One walk instead of a selector query per kind: on linkedom every query walks the whole page
+ * through a matcher. Elements are compared by `localName`, which linkedom does not re-case.
+ */
+function metadataElements(doc: Document): MetadataElements {
+  const found: MetadataElements = { metas: [], links: [], jsonLd: [] };
+  const walk = (el: Element, inAuthor: boolean): void => {
+    for (let child = el.firstElementChild; child; child = child.nextElementSibling) {
+      const name = child.localName;
+      if (name === 'meta') found.metas.push(child);
+      else if (name === 'link') found.links.push(child);
+      else if (name === 'title') found.title ??= child;
+      else if (name === 'template') continue;
+      else if (name === 'script') {
+        if (child.getAttribute('type')?.toLowerCase() === 'application/ld+json') found.jsonLd.push(child);
+        continue;
+      }
+      if (!found.author && (child.getAttribute('rel') === 'author' || (inAuthor && child.getAttribute('itemprop') === 'name'))) found.author = child;
+      walk(child, inAuthor || child.getAttribute('itemprop') === 'author');
+    }
+  };
+  walk(doc as unknown as Element, false);
+  return found;
+}
+
+function metaValues(metas: Element[]): MetaValues {
   const values: MetaValues = new Map();
-  for (const el of Array.from(doc.getElementsByTagName('meta'))) {
+  for (const el of metas) {
     const value = clean(el.getAttribute('content'));
     if (!value) continue;
     for (const attr of ['property', 'name', 'itemprop']) {
@@ -64,9 +99,9 @@ interface JsonLdHints {
 }
 
 /** The first schema.org object that looks like the page's main entity. */
-function jsonLdHints(doc: Document): JsonLdHints {
+function jsonLdHints(scripts: Element[]): JsonLdHints {
   const hints: JsonLdHints = {};
-  for (const script of Array.from(doc.querySelectorAll('script[type="application/ld+json" i]'))) {
+  for (const script of scripts) {
     let data: unknown;
     try {
       data = JSON.parse(script.textContent ?? '');
@@ -116,8 +151,7 @@ function imageUrl(value: unknown): string | undefined {
 }
 
 /** Icon links in order of preference; the browser default `/favicon.ico` is not guessed. */
-function favicon(doc: Document, base: string): string | undefined {
-  const links = Array.from(doc.querySelectorAll('link[rel][href]'));
+function favicon(links: Element[], base: string): string | undefined {
   const rank = (rel: string): number => {
     const tokens = rel.toLowerCase().split(/\s+/);
     if (tokens.includes('icon') && tokens.includes('shortcut')) return 1;
@@ -127,6 +161,7 @@ function favicon(doc: Document, base: string): string | undefined {
     return -1;
   };
   const best = links
+    .filter((link) => link.hasAttribute('rel') && link.hasAttribute('href'))
     .map((link) => ({ href: link.getAttribute('href') ?? '', rank: rank(link.getAttribute('rel') ?? '') }))
     .filter((link) => link.rank >= 0 && link.href)
     .sort((a, b) => a.rank - b.rank)[0];
@@ -135,22 +170,24 @@ function favicon(doc: Document, base: string): string | undefined {
 
 export function extractMetadata(doc: Document, pageUrl: string): PageMetadata {
   const base = documentBase(doc, pageUrl);
-  const ld = jsonLdHints(doc);
-  const meta = metaValues(doc);
-  const canonical = doc.querySelector('link[rel~="canonical" i][href]')?.getAttribute('href') ?? undefined;
+  const elements = metadataElements(doc);
+  const ld = jsonLdHints(elements.jsonLd);
+  const meta = metaValues(elements.metas);
+  const canonical =
+    elements.links.find((link) => link.hasAttribute('href') && (link.getAttribute('rel') ?? '').toLowerCase().split(/\s+/).includes('canonical'))?.getAttribute('href') ?? undefined;
   const metadata: PageMetadata = {
-    title: metaContent(meta, ['og:title', 'twitter:title']) ?? clean(doc.querySelector('title')?.textContent) ?? ld.headline,
+    title: metaContent(meta, ['og:title', 'twitter:title']) ?? clean(elements.title?.textContent) ?? ld.headline,
     description: metaContent(meta, ['og:description', 'twitter:description', 'description', 'dc.description']) ?? ld.description,
     author:
       metaContent(meta, ['author', 'article:author', 'dc.creator', 'parsely-author', 'sailthru.author', 'byl']) ??
       ld.author ??
-      clean(doc.querySelector('[rel="author"], [itemprop="author"] [itemprop="name"]')?.textContent),
+      clean(elements.author?.textContent),
     publisher: metaContent(meta, ['og:publisher', 'article:publisher', 'publisher', 'dc.publisher']) ?? ld.publisher,
     image: absolute(metaContent(meta, ['og:image', 'og:image:url', 'og:image:secure_url', 'twitter:image', 'twitter:image:src']) ?? ld.image, base),
     site_name: metaContent(meta, ['og:site_name', 'application-name', 'apple-mobile-web-app-title']),
     url: absolute(metaContent(meta, ['og:url']) ?? canonical, base),
     type: metaContent(meta, ['og:type']),
-    favicon: favicon(doc, base),
+    favicon: favicon(elements.links, base),
   };
   for (const key of Object.keys(metadata) as (keyof PageMetadata)[]) {
     if (metadata[key] === undefined) delete metadata[key];
