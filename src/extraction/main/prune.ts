@@ -63,8 +63,9 @@ function hiddenByClass(el: Element): boolean {
  * boilerplate names, which a site may also give to a region of its content ("more-ads" around a
  * listing's second half).
  */
-function furnitureKind(el: Element): 'certain' | 'named' | undefined {
-  if (FURNITURE_TAGS.has(el.tagName)) return 'certain';
+function furnitureKind(el: Element, inArticle: boolean): 'certain' | 'named' | undefined {
+  // An article's own <header> holds its headline and standfirst: on a listing, each item's title.
+  if (FURNITURE_TAGS.has(el.tagName) && !(inArticle && el.tagName === 'HEADER')) return 'certain';
   const role = el.getAttribute('role');
   if (role && FURNITURE_ROLES.test(role)) return 'certain';
   if (el.getAttribute('aria-modal') === 'true') return 'certain';
@@ -104,11 +105,11 @@ export function dropFurniture(root: Element, measures: Measures): Landmarks {
     if (stats.content / total <= MAX_FURNITURE_SHARE) return false;
     return kind === 'named' || mains.length === 0 || mains.some((main) => main.contains(el));
   };
-  const walk = (el: Element): void => {
+  const walk = (el: Element, inArticle: boolean): void => {
     for (let child = el.firstElementChild; child; ) {
       const next = child.nextElementSibling;
       const stats = measures.get(child) ?? EMPTY_STATS;
-      const kind = furnitureKind(child);
+      const kind = furnitureKind(child, inArticle);
       // A consent block that wraps the page's own landmarks is a page-state class on a wrapper.
       if (CONSENT_NAMES.test(namesOf(child)) && !child.querySelector('main, article, [role="main"]')) {
         child.remove();
@@ -118,12 +119,12 @@ export function dropFurniture(root: Element, measures: Measures): Landmarks {
         if (child.tagName === 'ARTICLE') landmarks.articles.push(child);
         else if (child.tagName === 'MAIN' || child.getAttribute('role') === 'main') landmarks.mains.push(child);
         if (child.getAttribute('itemprop') === 'articleBody') landmarks.articleBodies.push(child);
-        walk(child);
+        walk(child, inArticle || child.tagName === 'ARTICLE');
       }
       child = next;
     }
   };
-  walk(root);
+  walk(root, false);
   return landmarks;
 }
 
