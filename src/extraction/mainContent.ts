@@ -21,7 +21,8 @@ import { DOMINANCE, SEMANTIC_SHARE, TEXT_WEIGHT } from './main/patterns';
  *    An article ends at its text column; a forum thread or a listing, whose prose is spread
  *    over many like children, ends at the container that holds them all.
  * 7. `dropExtras`: inside the result, small link lists and blocks under "Related", "Share" and
- *    similar headings go; a large link-dense block (a listing's grid) stays.
+ *    similar headings go; a large link-dense block (a listing's grid) stays, and so does an
+ *    entry that is all links among like siblings (a headline without a blurb in a listing).
  * 8. The page's h1 headline is put back on top when the content starts below it. Only an h1
  *    that survived pruning counts: a site name set as h1 in the page header is furniture.
  */

@@ -84,6 +84,11 @@ export const MAX_LINK_DENSITY = 0.5;
 /** ... and are dropped from the chosen content when they are smaller than this share of it. */
 export const LINK_LIST_SHARE = 0.25;
 
+/** A block with at least this many siblings of its tag and class is a list's entry, kept however many links it holds. */
+export const MIN_LIKE_ITEMS = 3;
+/** Tags that make an entry of a list even without a class (a bare <p> or <div> does not). */
+export const LIST_ITEM_TAGS = new Set(['LI', 'ARTICLE', 'TR', 'DT', 'DD']);
+
 /**
  * Headings that announce extras rather than content ("Related articles", "Top rated comments",
  * "You may also like"): what follows them in their container goes too, when the content stands

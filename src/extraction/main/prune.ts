@@ -13,7 +13,9 @@ import {
   HIDDEN_WIDE_CLASSES,
   LINK_LIST_SHARE,
   MAX_FURNITURE_SHARE,
+  LIST_ITEM_TAGS,
   MAX_LINK_DENSITY,
+  MIN_LIKE_ITEMS,
   NEVER_CONTENT_TAGS,
   OVERLAY_NAMES,
   OWN_CONTENT_MIN,
@@ -161,6 +163,7 @@ export function dropExtras(root: Element, measures: Measures): void {
   // On a page made of links (a listing, a link aggregator) link lists are the content.
   const linkPage = linkDensity(measures.get(root) ?? EMPTY_STATS) > MAX_LINK_DENSITY;
   const walk = (el: Element): void => {
+    const items = likeItems(el);
     for (let child = el.firstElementChild; child; ) {
       let next = child.nextElementSibling;
       const stats = measures.get(child) ?? EMPTY_STATS;
@@ -184,13 +187,37 @@ export function dropExtras(root: Element, measures: Measures): void {
           continue;
         }
       }
-      const linkList = !linkPage && stats.links >= 2 && linkDensity(stats) > MAX_LINK_DENSITY && stats.chars / totalChars < LINK_LIST_SHARE;
+      const linkList = !linkPage && stats.links >= 2 && linkDensity(stats) > MAX_LINK_DENSITY && stats.chars / totalChars < LINK_LIST_SHARE && !items.has(itemKey(child));
       if (linkList) child.remove();
       else if (linkDensity(stats) <= MAX_LINK_DENSITY || stats.links < 2) walk(child);
       child = next;
     }
   };
   walk(root);
+}
+
+/** The tag and class of a block that may be one of a list's items, or undefined for a bare text block. */
+function itemKey(el: Element): string | undefined {
+  const cls = el.getAttribute('class');
+  return cls || LIST_ITEM_TAGS.has(el.tagName) ? `${el.tagName} ${cls ?? ''}` : undefined;
+}
+
+/**
+ * The kinds of item (tag and class) that `el` holds at least `MIN_LIKE_ITEMS` of: the entries of
+ * a listing. One entry that is all links (a headline without a blurb) is an entry like the others,
+ * not a link list.
+ */
+function likeItems(el: Element): Set<string | undefined> {
+  const counts = new Map<string, number>();
+  const items = new Set<string | undefined>();
+  for (let child = el.firstElementChild; child; child = child.nextElementSibling) {
+    const key = itemKey(child);
+    if (key === undefined) continue;
+    const count = (counts.get(key) ?? 0) + 1;
+    counts.set(key, count);
+    if (count >= MIN_LIKE_ITEMS) items.add(key);
+  }
+  return items;
 }
 
 /** Removes what follows each wrapper that `heading` opens, up to `root`, while that is a minor part of the content. */
