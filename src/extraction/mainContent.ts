@@ -14,7 +14,8 @@ import { DOMINANCE, SEMANTIC_SHARE, TEXT_WEIGHT } from './main/patterns';
  *    what wraps it stays, and furniture beside it goes however large (a legal footer, a cookie
  *    dialog), save blocks only named like boilerplate. Landmarks are noted on the way.
  * 4. `dropComments`: reader comments go when the page's own text stands without them; on a
- *    forum they are the page and stay.
+ *    forum they are the page and stay. On a product page (the caller says so from its Open
+ *    Graph type or schema.org data) customers' reviews are comments too.
  * 5. `contentRoot`: the region the page marks as its content (`itemprop=articleBody`, one
  *    dominant `article`, `main`), when it holds a real share of the prose; else the body.
  * 6. `descend`: from there, step into the child that holds nearly all the prose, while one does.
@@ -102,7 +103,7 @@ function descend(root: Element, measures: Measures): Element {
  * has no text at all (the caller then falls back to the body). The document is changed:
  * callers take metadata from it first.
  */
-export function mainContent(doc: Document): Node | undefined {
+export function mainContent(doc: Document, page: { product?: boolean } = {}): Node | undefined {
   const body = doc.body;
   if (!body) return undefined;
   dropNeverContent(body);
@@ -110,7 +111,7 @@ export function mainContent(doc: Document): Node | undefined {
   if (contentOf(measures, body) === 0) return undefined;
   const landmarks = dropFurniture(body, measures);
   measures = measure(body);
-  dropComments(body, measures);
+  dropComments(body, measures, page.product ?? false);
   measures = measure(body);
   const title = titleHeading(body);
   const root = descend(contentRoot(body, measures, landmarks), measures);

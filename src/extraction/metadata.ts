@@ -194,3 +194,38 @@ export function extractMetadata(doc: Document, pageUrl: string): PageMetadata {
   }
   return metadata;
 }
+
+/** schema.org types of one product (JSON-LD `@type`, microdata `itemtype`). */
+const PRODUCT_TYPE = /^(https?:\/\/schema\.org\/)?(Product|ProductGroup|ProductModel|IndividualProduct)$/i;
+
+function productTypes(value: unknown): number {
+  if (typeof value === 'string') return PRODUCT_TYPE.test(value.trim()) ? 1 : 0;
+  return Array.isArray(value) && value.some((type) => typeof type === 'string' && PRODUCT_TYPE.test(type.trim())) ? 1 : 0;
+}
+
+/**
+ * Whether the page presents one product, as a shop's product page does: its Open Graph type is a
+ * product, or its schema.org data (JSON-LD at the top level or in `@graph`, or microdata) describes
+ * exactly one Product; a listing describes many. Read before scripts are removed.
+ */
+export function describesProduct(doc: Document, metadata: PageMetadata): boolean {
+  if (metadata.type && /^(og:)?product\b/i.test(metadata.type)) return true;
+  let products = 0;
+  for (const script of Array.from(doc.querySelectorAll('script[type="application/ld+json" i]'))) {
+    let data: unknown;
+    try {
+      data = JSON.parse(script.textContent ?? '');
+    } catch {
+      continue;
+    }
+    const top = Array.isArray(data) ? data : [data];
+    for (const item of top) {
+      if (!item || typeof item !== 'object') continue;
+      const obj = item as Record<string, unknown>;
+      products += productTypes(obj['@type']);
+      if (Array.isArray(obj['@graph'])) for (const node of obj['@graph']) if (node && typeof node === 'object') products += productTypes((node as Record<string, unknown>)['@type']);
+    }
+  }
+  if (products === 0) products = Array.from(doc.querySelectorAll('[itemtype]')).filter((el) => productTypes(el.getAttribute('itemtype'))).length;
+  return products === 1;
+}

@@ -59,6 +59,14 @@ export const CONTENT_NAMES = /(^|[\s_-])(article-?body|articlebody|post-?body|po
 /** Reader comments: dropped from a page whose own text stands without them, kept on forums where they are the page. */
 export const COMMENT_NAMES = /(^|[\s_-])(comments?|commentlist|comment-?list|comments-?area|respond|disqus|discussion|replies)($|[\s_-])/i;
 
+/**
+ * Customers' reviews on a product page (named `reviews` or by the review widgets shops embed:
+ * Judge.me, Yotpo, Stamped, Okendo, Bazaarvoice) are its comments: the product's description
+ * and specifications are the content. Only there: a service page's `reviews-section` of quoted
+ * clients is its content, and a review article is named `review`.
+ */
+export const REVIEW_NAMES = /(^|[\s_-])(reviews|jdgm|yotpo|stamped|okendo|bv)($|[\s_-])/i;
+
 /** Once comments are gone, at least this share of the content must remain for them to go... */
 export const OWN_CONTENT_SHARE = 0.3;
 /** ... or this much prose (a short news story under a long thread of top comments). */

@@ -21,6 +21,7 @@ import {
   OWN_CONTENT_MIN,
   OWN_CONTENT_SHARE,
   QUOTATION_SHARE,
+  REVIEW_NAMES,
   SHOWN_WIDE_CLASSES,
 } from './patterns';
 
@@ -131,16 +132,16 @@ export function dropFurniture(root: Element, measures: Measures): Landmarks {
 }
 
 /**
- * Drops reader comments, unless they are most of the page: on a forum or a Q&A page the
- * replies are the content, on an article they are not.
+ * Drops reader comments (and customers' reviews on a product page), unless they are most of the
+ * page: on a forum or a Q&A page the replies are the content, on an article they are not.
  */
-export function dropComments(root: Element, measures: Measures): void {
+export function dropComments(root: Element, measures: Measures, product: boolean): void {
   const total = measures.get(root)?.content || 1;
   const found: Element[] = [];
   const walk = (el: Element): void => {
     for (let child = el.firstElementChild; child; child = child.nextElementSibling) {
       const names = namesOf(child);
-      if (names && COMMENT_NAMES.test(names) && !CONTENT_NAMES.test(names)) found.push(child);
+      if (names && (COMMENT_NAMES.test(names) || (product && REVIEW_NAMES.test(names))) && !CONTENT_NAMES.test(names)) found.push(child);
       else walk(child);
     }
   };
