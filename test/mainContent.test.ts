@@ -198,3 +198,16 @@ describe('mainContent on a short thread under a large consent manager', () => {
     expect(markdown).not.toContain('Purpose');
   });
 });
+
+describe('mainContent on a page with a long dialog', () => {
+  const policy = Array.from({ length: 6 }, (_, i) => `<p>${sentence('privacy', i)}</p>`).join('');
+  const page = `<!doctype html><html><body>${navigation}<main>
+    <h1>Wool runner</h1><p>${sentence('shoe', 1)}</p><p>${sentence('shoe', 2)}</p></main>
+    <footer><div role="dialog" id="modal-privacy-policy"><h2>Privacy policy</h2>${policy}</div></footer></body></html>`;
+  const markdown = extract(page);
+
+  it('drops the dialog though it holds most of the text, and keeps the page', () => {
+    expect(markdown).toContain('shoe report number 2');
+    expect(markdown).not.toContain('privacy report');
+  });
+});

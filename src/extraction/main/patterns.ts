@@ -12,6 +12,9 @@ export const FURNITURE_TAGS = new Set(['NAV', 'ASIDE', 'FOOTER', 'HEADER', 'FORM
 /** ARIA roles of page furniture. */
 export const FURNITURE_ROLES = /^(navigation|banner|contentinfo|complementary|search|dialog|alertdialog|menu|menubar|toolbar|tablist)$/i;
 
+/** ARIA roles of a dialog over the page: furniture whatever its size. */
+export const MODAL_ROLES = /^(dialog|alertdialog)$/i;
+
 /**
  * class/id words of blocks that are not the content: matched at the start of a word (so
  * `shareButtons`, `related-posts`, `newsletterSignup` all match), words split on space, `-`, `_`.

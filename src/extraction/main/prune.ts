@@ -16,6 +16,7 @@ import {
   LIST_ITEM_TAGS,
   MAX_LINK_DENSITY,
   MIN_LIKE_ITEMS,
+  MODAL_ROLES,
   NEVER_CONTENT_TAGS,
   OVERLAY_NAMES,
   OWN_CONTENT_MIN,
@@ -80,6 +81,15 @@ function furnitureKind(el: Element, inArticle: boolean): 'certain' | 'named' | u
 }
 
 /**
+ * A dialog over the page (a privacy policy, a size guide, a cart) is never the page, however
+ * long: the share that keeps a site's odd furniture-named wrapper does not apply to it.
+ */
+function isModal(el: Element): boolean {
+  const role = el.getAttribute('role');
+  return (role !== null && MODAL_ROLES.test(role)) || el.getAttribute('aria-modal') === 'true';
+}
+
+/**
  * A block that is mostly a quotation: an embedded post ("social-media-embed" around a tweet's
  * blockquote) is quoted content, whatever the wrapper is named.
  */
@@ -105,6 +115,7 @@ export function dropFurniture(root: Element, measures: Measures): Landmarks {
   const mains = Array.from(root.querySelectorAll('main, [role="main"]')).filter((main) => (measures.get(main)?.chars ?? 0) > 0);
   const kept = (el: Element, kind: 'certain' | 'named', stats: TextStats): boolean => {
     if (mains.some((main) => el.contains(main))) return true;
+    if (isModal(el)) return false;
     if (stats.content / total <= MAX_FURNITURE_SHARE) return false;
     return kind === 'named' || mains.length === 0 || mains.some((main) => main.contains(el));
   };
