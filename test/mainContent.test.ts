@@ -9,14 +9,15 @@ import path from 'node:path';
 const DIST = path.resolve(__dirname, '..', 'dist', 'src', 'extraction');
 const SCRIPT = `
 const { parseHTML } = require('linkedom');
-const { mainContent } = require(${JSON.stringify(path.join(DIST, 'mainContent.js'))});
+const { isDiscussion, mainContent } = require(${JSON.stringify(path.join(DIST, 'mainContent.js'))});
 const { toMarkdown } = require(${JSON.stringify(path.join(DIST, 'markdown.js'))});
 const { removeInvisible } = require(${JSON.stringify(path.join(DIST, 'prepare.js'))});
 let html = '';
 process.stdin.on('data', (chunk) => (html += chunk)).on('end', () => {
   const { document } = parseHTML(html);
+  const discussion = isDiscussion(document);
   removeInvisible(document);
-  const root = mainContent(document);
+  const root = mainContent(document, { discussion });
   process.stdout.write(root ? toMarkdown(root) : '<undefined>');
 });`;
 
@@ -209,5 +210,18 @@ describe('mainContent on a page with a long dialog', () => {
   it('drops the dialog though it holds most of the text, and keeps the page', () => {
     expect(markdown).toContain('shoe report number 2');
     expect(markdown).not.toContain('privacy report');
+  });
+});
+
+describe('mainContent on a thread that declares itself a discussion', () => {
+  const replies = Array.from({ length: 4 }, (_, i) => `<div class="comment" id="comment-${i + 2}"><p>Reply ${i + 2}: I had the same problem with mine, and cleaning the fuel filter fixed it for me after a season of trouble on the river.</p></div>`).join('');
+  const page = `<!doctype html><html><head><script type="application/ld+json">{"@context":"https://schema.org","@type":"DiscussionForumPosting","headline":"Outboard"}</script></head><body>${navigation}
+    <div class="rules"><p>${sentence('forum rules', 1)}</p><p>${sentence('forum rules', 2)}</p></div>
+    <div class="opening-post"><p>Reply 1: My outboard engine stalls whenever the tide turns; has anyone seen this before?</p></div>
+    <div class="comments">${replies}</div>${footer}</body></html>`;
+
+  it('keeps a comment-named block that holds most of the page: it is the thread', () => {
+    const markdown = extract(page);
+    for (let i = 1; i <= 5; i++) expect(markdown).toContain(`Reply ${i}:`);
   });
 });

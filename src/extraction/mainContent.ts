@@ -1,6 +1,6 @@
 import { measure, type Measures } from './main/measure';
-import { dropComments, dropExtras, dropFurniture, dropNeverContent, type Landmarks } from './main/prune';
-import { DOMINANCE, SEMANTIC_SHARE, TEXT_WEIGHT } from './main/patterns';
+import { dropComments, dropExtras, dropFurniture, dropNeverContent, type Landmarks, type PageKind } from './main/prune';
+import { DISCUSSION_ITEMTYPE, DISCUSSION_JSON_LD, DOMINANCE, SEMANTIC_SHARE, TEXT_WEIGHT } from './main/patterns';
 
 /**
  * The main content of a page, in named stages (each explains why it exists):
@@ -15,7 +15,9 @@ import { DOMINANCE, SEMANTIC_SHARE, TEXT_WEIGHT } from './main/patterns';
  *    dialog), save blocks only named like boilerplate. Landmarks are noted on the way.
  * 4. `dropComments`: reader comments go when the page's own text stands without them; on a
  *    forum they are the page and stay. On a product page (the caller says so from its Open
- *    Graph type or schema.org data) customers' reviews are comments too.
+ *    Graph type or schema.org data) customers' reviews are comments too. On a page that declares
+ *    itself a discussion (schema.org DiscussionForumPosting or QAPage, see `isDiscussion`) a
+ *    comment-named block holding most of the page is the thread itself and stays.
  * 5. `contentRoot`: the region the page marks as its content (`itemprop=articleBody`, one
  *    dominant `article`, `main`), when it holds a real share of the prose; else the body.
  * 6. `descend`: from there, step into the child that holds nearly all the prose, while one does.
@@ -99,11 +101,20 @@ function descend(root: Element, measures: Measures): Element {
 }
 
 /**
+ * Whether the page declares itself a discussion (a forum thread, a question and its answers)
+ * in schema.org terms. Read before the page is cleaned: JSON-LD lives in scripts.
+ */
+export function isDiscussion(doc: Document): boolean {
+  if (doc.querySelector(DISCUSSION_ITEMTYPE)) return true;
+  return Array.from(doc.querySelectorAll('script[type="application/ld+json" i]')).some((script) => DISCUSSION_JSON_LD.test(script.textContent ?? ''));
+}
+
+/**
  * The main content of a page as an element detached from the page, or undefined when the page
  * has no text at all (the caller then falls back to the body). The document is changed:
- * callers take metadata from it first.
+ * callers take metadata (and `isDiscussion`) from it first.
  */
-export function mainContent(doc: Document, page: { product?: boolean } = {}): Node | undefined {
+export function mainContent(doc: Document, page: PageKind = {}): Node | undefined {
   const body = doc.body;
   if (!body) return undefined;
   dropNeverContent(body);
@@ -111,7 +122,7 @@ export function mainContent(doc: Document, page: { product?: boolean } = {}): No
   if (contentOf(measures, body) === 0) return undefined;
   const landmarks = dropFurniture(body, measures);
   measures = measure(body);
-  dropComments(body, measures, page.product ?? false);
+  dropComments(body, measures, page);
   measures = measure(body);
   const title = titleHeading(body);
   const root = descend(contentRoot(body, measures, landmarks), measures);

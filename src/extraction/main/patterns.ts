@@ -70,6 +70,16 @@ export const COMMENT_NAMES = /(^|[\s_-])(comments?|commentlist|comment-?list|com
  */
 export const REVIEW_NAMES = /(^|[\s_-])(reviews|jdgm|yotpo|stamped|okendo|bv)($|[\s_-])/i;
 
+/**
+ * schema.org types of a discussion (a forum thread, a question with its answers), in JSON-LD
+ * (`"@type": "DiscussionForumPosting"`) or microdata (`itemtype=".../QAPage"`): on such a page
+ * the replies are the content, whatever they are named.
+ */
+export const DISCUSSION_JSON_LD = /"@type"\s*:\s*(\[[^\]]*)?"(https?:\/\/schema\.org\/)?(DiscussionForumPosting|QAPage)"/;
+export const DISCUSSION_ITEMTYPE = '[itemtype*="schema.org/DiscussionForumPosting"], [itemtype*="schema.org/QAPage"]';
+/** ... where a comment-named block holding this share of the page is the thread, not comments on it. */
+export const THREAD_SHARE = 0.5;
+
 /** Once comments are gone, at least this share of the content must remain for them to go... */
 export const OWN_CONTENT_SHARE = 0.3;
 /** ... or this much prose (a short news story under a long thread of top comments). */

@@ -24,6 +24,7 @@ import {
   QUOTATION_SHARE,
   REVIEW_NAMES,
   SHOWN_WIDE_CLASSES,
+  THREAD_SHARE,
 } from './patterns';
 
 /** The class and id of an element, the words sites name their blocks by. */
@@ -146,17 +147,28 @@ export function dropFurniture(root: Element, measures: Measures): Landmarks {
  * Drops reader comments (and customers' reviews on a product page), unless they are most of the
  * page: on a forum or a Q&A page the replies are the content, on an article they are not.
  */
-export function dropComments(root: Element, measures: Measures, product: boolean): void {
+/** What the caller knows of the page from its metadata, read before the page is cleaned. */
+export interface PageKind {
+  /** One product, by Open Graph type or schema.org data. */
+  product?: boolean;
+  /** A forum thread or a question with answers, by schema.org type. */
+  discussion?: boolean;
+}
+
+export function dropComments(root: Element, measures: Measures, page: PageKind): void {
   const total = measures.get(root)?.content || 1;
   const found: Element[] = [];
   const walk = (el: Element): void => {
     for (let child = el.firstElementChild; child; child = child.nextElementSibling) {
       const names = namesOf(child);
-      if (names && (COMMENT_NAMES.test(names) || (product && REVIEW_NAMES.test(names))) && !CONTENT_NAMES.test(names)) found.push(child);
+      if (names && (COMMENT_NAMES.test(names) || (page.product && REVIEW_NAMES.test(names))) && !CONTENT_NAMES.test(names)) found.push(child);
       else walk(child);
     }
   };
   walk(root);
+  // On a discussion page a comment-named block holding most of the page is the thread itself,
+  // and its opening post beside it may be named "discussion": all of it stays.
+  if (page.discussion && found.some((el) => (measures.get(el)?.content ?? 0) >= THREAD_SHARE * total)) return;
   const commentContent = found.reduce((sum, el) => sum + (measures.get(el)?.content ?? 0), 0);
   const own = total - commentContent;
   if (commentContent > 0 && (own / total >= OWN_CONTENT_SHARE || own >= OWN_CONTENT_MIN)) for (const el of found) el.remove();
