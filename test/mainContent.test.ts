@@ -225,3 +225,18 @@ describe('mainContent on a thread that declares itself a discussion', () => {
     for (let i = 1; i <= 5; i++) expect(markdown).toContain(`Reply ${i}:`);
   });
 });
+
+describe('mainContent on a page whose marked content a script reveals', () => {
+  const menu = Array.from({ length: 40 }, (_, i) => `<li><a href="/c/${i}">Vitamins and supplements for every need, aisle ${i}</a></li>`).join('');
+  const page = `<!doctype html><html><body>${navigation}
+    <div class="mega-menu" style="display: none"><ul>${menu}</ul></div>
+    <div class="defer-block" style="display: none"><article><h1>Almond thins</h1>
+      ${[1, 2, 3, 4].map((i) => `<p>${sentence('product', i)}</p>`).join('')}</article></div>
+    ${footer}</body></html>`;
+  const markdown = extract(page);
+
+  it('keeps the hidden block around the article, and still drops the hidden menu', () => {
+    expect(markdown).toContain('product report number 2');
+    expect(markdown).not.toContain('aisle 3');
+  });
+});

@@ -25,6 +25,9 @@ const HIDDEN_PAGE_SHARE = 0.5;
 /** ... and at least this many characters: small hidden blocks are never the page. */
 const HIDDEN_PAGE_MIN_CHARS = 500;
 
+/** Elements a page marks its content with. */
+const CONTENT_LANDMARKS = 'main, [role="main"], article';
+
 /** A `<noscript>` in the body with this much text is the page's script-free view (forum software serves its posts so), not a notice. */
 const NOSCRIPT_PAGE_CHARS = 500;
 
@@ -60,14 +63,31 @@ export function removeInvisible(root: ParentNode): void {
   const largest = Math.max(0, ...sizes);
   // A Document has no text content of its own: its body does.
   const pageChars = largest >= HIDDEN_PAGE_MIN_CHARS ? textLength((root as Document).body ?? root) : Infinity;
+  const holdsLandmark = largest >= HIDDEN_PAGE_MIN_CHARS ? hiddenLandmarkHolders(root, hidden) : new Set<Element>();
   hidden.forEach((el, i) => {
     if (!el.isConnected) return;
-    if (sizes[i]! >= HIDDEN_PAGE_SHARE * pageChars) {
+    if (sizes[i]! >= HIDDEN_PAGE_SHARE * pageChars || (holdsLandmark.has(el) && sizes[i]! >= HIDDEN_PAGE_MIN_CHARS)) {
       for (const attr of ['hidden', 'aria-hidden', 'style']) el.removeAttribute(attr);
     } else {
       el.remove();
     }
   });
+}
+
+/**
+ * The hidden blocks around the page's content landmarks (`main`, `article`), when every landmark
+ * is hidden: the page marks its content, and a script shows it once it loads (a shop's product
+ * behind a "defer" wrapper, a store behind an age gate), while the visible rest is menus.
+ */
+function hiddenLandmarkHolders(root: ParentNode, hidden: Element[]): Set<Element> {
+  const holders = new Set<Element>();
+  const landmarks = Array.from(root.querySelectorAll(CONTENT_LANDMARKS));
+  for (const landmark of landmarks) {
+    const around = hidden.filter((el) => el.contains(landmark));
+    if (around.length === 0) return new Set();
+    for (const el of around) holders.add(el);
+  }
+  return holders;
 }
 
 /** Characters of text under `node`, whitespace included; a walk, since linkedom's textContent builds the whole string. */
