@@ -24,6 +24,8 @@ const SENTENCE_PUNCTUATION = /[.,;:!?。，、！？]/g;
 const MIN_PROSE_CHARS = 10;
 /** How much of a block's text is sampled to count its punctuation. */
 const SAMPLE_CHARS = 300;
+/** A block's text at least this long, unpunctuated over the whole sample, is a word list. */
+const WORD_LIST_CHARS = SAMPLE_CHARS;
 
 /** Tags that start a text block of their own; everything else is inline and belongs to the block around it. */
 const BLOCKS = new Set(['P', 'DIV', 'LI', 'TD', 'TH', 'DD', 'DT', 'PRE', 'BLOCKQUOTE', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'SECTION', 'ARTICLE', 'FIGCAPTION', 'MAIN', 'BODY', 'TABLE', 'TR', 'UL', 'OL', 'DL', 'FIGURE', 'HEADER', 'FOOTER', 'ASIDE', 'NAV', 'FORM', 'ADDRESS', 'DETAILS', 'SUMMARY', 'CAPTION', 'BR']);
@@ -55,6 +57,8 @@ function blockContent(block: Block): number {
   const plain = block.chars - block.linkChars;
   if (plain < MIN_PROSE_CHARS) return 0;
   const punctuation = block.sample.match(SENTENCE_PUNCTUATION)?.length ?? 0;
+  // A long run of words with no punctuation at all is a list of names (the towns a shop delivers to), not sentences.
+  if (punctuation === 0 && plain >= WORD_LIST_CHARS) return 0;
   return plain * (1 + Math.min(punctuation, 10) * 0.05);
 }
 
