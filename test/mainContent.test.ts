@@ -240,3 +240,16 @@ describe('mainContent on a page whose marked content a script reveals', () => {
     expect(markdown).not.toContain('aisle 3');
   });
 });
+
+describe('mainContent on a discussion with one long post', () => {
+  const log = Array.from({ length: 40 }, (_, i) => `Line ${i}: the outboard engine log shows the fuel pressure dropping, then the engine stalls again.`).join(' ');
+  const page = `<!doctype html><html><body itemscope itemtype="https://schema.org/DiscussionForumPosting">${navigation}
+    <div class="thread"><div class="post"><p>Reply 1: My outboard engine stalls whenever the tide turns; has anyone seen this before?</p></div>
+    <div class="post"><p>Reply 2: Here is my log, it happens to me too.</p><p>${log}</p></div>
+    <div class="post"><p>Reply 3: Cleaning the fuel filter fixed it for me after a season of trouble.</p></div></div>${footer}</body></html>`;
+
+  it('keeps the whole thread rather than the long post alone', () => {
+    const markdown = extract(page);
+    for (let i = 1; i <= 3; i++) expect(markdown).toContain(`Reply ${i}:`);
+  });
+});

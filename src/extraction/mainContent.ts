@@ -1,6 +1,6 @@
 import { measure, type Measures } from './main/measure';
 import { dropComments, dropExtras, dropFurniture, dropNeverContent, type Landmarks, type PageKind } from './main/prune';
-import { DISCUSSION_ITEMTYPE, DISCUSSION_JSON_LD, DOMINANCE, SEMANTIC_SHARE, TEXT_WEIGHT } from './main/patterns';
+import { DISCUSSION_DOMINANCE, DISCUSSION_ITEMTYPE, DISCUSSION_JSON_LD, DOMINANCE, SEMANTIC_SHARE, TEXT_WEIGHT } from './main/patterns';
 
 /**
  * The main content of a page, in named stages (each explains why it exists):
@@ -22,7 +22,9 @@ import { DISCUSSION_ITEMTYPE, DISCUSSION_JSON_LD, DOMINANCE, SEMANTIC_SHARE, TEX
  *    dominant `article`, `main`), when it holds a real share of the prose; else the body.
  * 6. `descend`: from there, step into the child that holds nearly all the prose, while one does.
  *    An article ends at its text column; a forum thread or a listing, whose prose is spread
- *    over many like children, ends at the container that holds them all.
+ *    over many like children, ends at the container that holds them all. On a discussion page
+ *    it asks for more dominance and never steps into one of a run of like posts: a long post
+ *    (a pasted log) or the answers beside a short question are not the thread.
  * 7. `dropExtras`: inside the result, small link lists and blocks under "Related", "Share" and
  *    similar headings go; a large link-dense block (a listing's grid) stays, and so does an
  *    entry that is all links among like siblings (a headline without a blurb in a listing).
@@ -78,8 +80,23 @@ function contentRoot(body: Element, measures: Measures, landmarks: Landmarks): E
   return body;
 }
 
-/** Stage 6: into the child holding nearly all the prose, while there is one. */
-function descend(root: Element, measures: Measures): Element {
+/** A sibling of `el` built like it (same tag and class) that holds prose: `el` is one of a run of posts or items. */
+function hasLikeSibling(el: Element, measures: Measures): boolean {
+  const cls = el.getAttribute('class');
+  if (!cls) return false;
+  for (const sibling of [el.previousElementSibling, el.nextElementSibling]) {
+    if (sibling && sibling.tagName === el.tagName && sibling.getAttribute('class') === cls && (measures.get(sibling)?.content ?? 0) > 0) return true;
+  }
+  return false;
+}
+
+/**
+ * Stage 6: into the child holding nearly all the prose, while there is one. On a discussion
+ * page one long post among its like siblings, or the answers beside a short question, are not
+ * the page: the thread is.
+ */
+function descend(root: Element, measures: Measures, discussion: boolean): Element {
+  const dominance = discussion ? DISCUSSION_DOMINANCE : DOMINANCE;
   let node = root;
   for (;;) {
     const total = contentOf(measures, node);
@@ -95,7 +112,8 @@ function descend(root: Element, measures: Measures): Element {
     }
     // A single text block (a paragraph, a list, a table) is content, not a container of it:
     // stepping into it would drop the rest of its container's text.
-    if (!best || bestContent < DOMINANCE * total || TEXT_BLOCKS.has(best.tagName)) return node;
+    if (!best || bestContent < dominance * total || TEXT_BLOCKS.has(best.tagName)) return node;
+    if (discussion && hasLikeSibling(best, measures)) return node;
     node = best;
   }
 }
@@ -125,7 +143,7 @@ export function mainContent(doc: Document, page: PageKind = {}): Node | undefine
   dropComments(body, measures, page);
   measures = measure(body);
   const title = titleHeading(body);
-  const root = descend(contentRoot(body, measures, landmarks), measures);
+  const root = descend(contentRoot(body, measures, landmarks), measures, page.discussion ?? false);
   dropExtras(root, measures);
   const result = doc.createElement('div');
   if (title && !root.contains(title)) result.appendChild(title.cloneNode(true));

@@ -97,6 +97,9 @@ export const TEXT_WEIGHT = 0.15;
 /** Descend into a child while it holds at least this share of its parent's content. */
 export const DOMINANCE = 0.75;
 
+/** ... on a discussion page, where the replies beside a short question are still not the whole page. */
+export const DISCUSSION_DOMINANCE = 0.9;
+
 /** A semantic region (article, main, articleBody) must hold this share of the page's content to be taken. */
 export const SEMANTIC_SHARE = 0.3;
 
