@@ -20,14 +20,14 @@ export const MODAL_ROLES = /^(dialog|alertdialog)$/i;
  * `shareButtons`, `related-posts`, `newsletterSignup` all match), words split on space, `-`, `_`.
  */
 export const BOILERPLATE_NAMES =
-  /(^|[\s_-])(share|sharing|sharedaddy|social|related|recommend|newsletter|subscri|cookie|consent|gdpr|advert|sponsor|breadcrumb|sidebar|popup|modal|overlay|paywall|outbrain|taboola|trending|mostpopular|most-popular|signup|sign-up|login|sr-only|screen-?reader|visually-?hidden|byline|author-?(bio|box|info)|about-?the-?author|post-?meta|entry-?meta|article-?meta|tag-?(list|cloud|links)|cat-?links|pagination|pager|next-?post|prev-?post|post-?nav|navbar|navigation|more-?(stories|articles|news)|you-?may|also-?like|jump-?to)/i;
+  /(^|[\s_-])(share|sharing|sharedaddy|social|related|recommend|newsletter|subscribe|cookie|consent|gdpr|advert|sponsor|breadcrumb|sidebar|popup|modal|overlay|paywall|outbrain|taboola|trending|mostpopular|most-popular|signup|sign-up|login|sr-only|screen-?reader|visually-?hidden|byline|author-?(bio|box|info)|about-?the-?author|post-?meta|entry-?meta|article-?meta|tag-?(list|cloud|links)|cat-?links|pagination|pager|next-?post|prev-?post|post-?nav|navbar|navigation|more-?(stories|articles|news)|you-?may|also-?like|jump-?to)/i;
 
 /**
  * Boilerplate names of overlays and their kin (cookie dialogs, pop-ups, sign-up boxes): beside a
  * page's <main> such a block is furniture however much text it holds; other boilerplate names
  * are sometimes given to a region of the content itself.
  */
-export const OVERLAY_NAMES = /(^|[\s_-])(cookie|consent|gdpr|popup|modal|overlay|newsletter|subscri|paywall|signup|sign-up|login)/i;
+export const OVERLAY_NAMES = /(^|[\s_-])(cookie|consent|gdpr|popup|modal|overlay|newsletter|subscribe|paywall|signup|sign-up|login)/i;
 
 /**
  * Cookie and consent banners, named by the consent managers in wide use (OneTrust, Cookiebot,
