@@ -28,6 +28,12 @@ const HIDDEN_PAGE_MIN_CHARS = 500;
 /** Elements a page marks its content with. */
 const CONTENT_LANDMARKS = 'main, [role="main"], article';
 
+/**
+ * A hidden block inside a visible `main` or `article` is its content when it is nearly all its
+ * text: a hidden copy of an article (its raw Markdown for a "copy" button) is about half.
+ */
+const HIDDEN_LANDMARK_SHARE = 0.8;
+
 /** A `<noscript>` in the body with this much text is the page's script-free view (forum software serves its posts so), not a notice. */
 const NOSCRIPT_PAGE_CHARS = 500;
 
@@ -63,10 +69,10 @@ export function removeInvisible(root: ParentNode): void {
   const largest = Math.max(0, ...sizes);
   // A Document has no text content of its own: its body does.
   const pageChars = largest >= HIDDEN_PAGE_MIN_CHARS ? textLength((root as Document).body ?? root) : Infinity;
-  const holdsLandmark = largest >= HIDDEN_PAGE_MIN_CHARS ? hiddenLandmarkHolders(root, hidden) : new Set<Element>();
+  const content = largest >= HIDDEN_PAGE_MIN_CHARS ? hiddenContent(root, hidden, sizes) : new Set<Element>();
   hidden.forEach((el, i) => {
     if (!el.isConnected) return;
-    if (sizes[i]! >= HIDDEN_PAGE_SHARE * pageChars || (holdsLandmark.has(el) && sizes[i]! >= HIDDEN_PAGE_MIN_CHARS)) {
+    if (sizes[i]! >= HIDDEN_PAGE_SHARE * pageChars || (content.has(el) && sizes[i]! >= HIDDEN_PAGE_MIN_CHARS)) {
       for (const attr of ['hidden', 'aria-hidden', 'style']) el.removeAttribute(attr);
     } else {
       el.remove();
@@ -75,19 +81,28 @@ export function removeInvisible(root: ParentNode): void {
 }
 
 /**
- * The hidden blocks around the page's content landmarks (`main`, `article`), when every landmark
- * is hidden: the page marks its content, and a script shows it once it loads (a shop's product
- * behind a "defer" wrapper, a store behind an age gate), while the visible rest is menus.
+ * The hidden blocks that hold the page's marked content (`main`, `article`), which a script shows
+ * once it loads (a shop's product behind a "defer" wrapper, a store behind an age gate) while the
+ * visible rest is menus: the hidden blocks around the landmarks when every landmark is hidden,
+ * and a hidden block that is nearly all of a visible landmark's text.
  */
-function hiddenLandmarkHolders(root: ParentNode, hidden: Element[]): Set<Element> {
-  const holders = new Set<Element>();
+function hiddenContent(root: ParentNode, hidden: Element[], sizes: number[]): Set<Element> {
+  const found = new Set<Element>();
   const landmarks = Array.from(root.querySelectorAll(CONTENT_LANDMARKS));
+  const around = new Set<Element>();
+  let allHidden = landmarks.length > 0;
   for (const landmark of landmarks) {
-    const around = hidden.filter((el) => el.contains(landmark));
-    if (around.length === 0) return new Set();
-    for (const el of around) holders.add(el);
+    const holders = hidden.filter((el) => el.contains(landmark));
+    if (holders.length === 0) allHidden = false;
+    for (const el of holders) around.add(el);
+    if (holders.length > 0) continue;
+    const inside = hidden.map((el, i) => (sizes[i]! >= HIDDEN_PAGE_MIN_CHARS && landmark.contains(el) ? i : -1)).filter((i) => i >= 0);
+    if (inside.length === 0) continue;
+    const landmarkChars = textLength(landmark);
+    for (const i of inside) if (sizes[i]! >= HIDDEN_LANDMARK_SHARE * landmarkChars) found.add(hidden[i]!);
   }
-  return holders;
+  if (allHidden) for (const el of around) found.add(el);
+  return found;
 }
 
 /** Characters of text under `node`, whitespace included; a walk, since linkedom's textContent builds the whole string. */
