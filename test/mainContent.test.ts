@@ -17,7 +17,7 @@ process.stdin.on('data', (chunk) => (html += chunk)).on('end', () => {
   const { document } = parseHTML(html);
   const discussion = isDiscussion(document);
   removeInvisible(document);
-  const root = mainContent(document, { discussion });
+  const root = mainContent(document, { discussion, url: 'https://news.example/story/quay' });
   process.stdout.write(root ? toMarkdown(root) : '<undefined>');
 });`;
 
@@ -251,5 +251,61 @@ describe('mainContent on a discussion with one long post', () => {
   it('keeps the whole thread rather than the long post alone', () => {
     const markdown = extract(page);
     for (let i = 1; i <= 3; i++) expect(markdown).toContain(`Reply ${i}:`);
+  });
+});
+
+describe('mainContent on an article with photos and pointers to other stories', () => {
+  const page = `<!doctype html><html><body>${navigation}<article>
+    <h1>Council votes to rebuild the old quay</h1>
+    <figure><img src="https://news.example/quay.jpg" alt="The quay"><figcaption>The old quay at low tide, photographed last spring.</figcaption></figure>
+    <p>${sentence('first', 1)}</p>
+    <div class="gallery"><img src="https://news.example/pier.jpg" alt="The pier"><div class="caption"><div class="caption-full">Fishermen mend their nets on the east pier on Tuesday morning.</div></div><span class="photo-credit">Photo: Ann Smith, Harbour Times</span></div>
+    <p>${sentence('second', 2)}</p>
+    <p><strong><a href="https://www.news.example/story/ferry">READ MORE: Ferry strike ends after three days</a></strong></p>
+    <p>${sentence('third', 3)}</p>
+    <p><a href="https://council.example/quay-report.pdf">The council's full report on the quay works</a></p>
+    <p>${sentence('fourth', 4)}</p></article>${footer}</body></html>`;
+  const markdown = extract(page);
+
+  it('keeps the story and its images, and drops captions and photo credits', () => {
+    for (let i = 1; i <= 4; i++) expect(markdown).toContain(`report number ${i} describes`);
+    expect(markdown).toContain('![The quay](https://news.example/quay.jpg)');
+    expect(markdown).toContain('![The pier](https://news.example/pier.jpg)');
+    expect(markdown).not.toContain('low tide');
+    expect(markdown).not.toContain('mend their nets');
+    expect(markdown).not.toContain('Ann Smith');
+  });
+
+  it("drops a paragraph that only links to another story of the site, and keeps a link to another site's source", () => {
+    expect(markdown).not.toContain('Ferry strike');
+    expect(markdown).toContain("The council's full report on the quay works");
+  });
+});
+
+describe('mainContent on a short blog post under a long discussion', () => {
+  const comments = Array.from({ length: 8 }, (_, i) => `<li class="comment"><p>${sentence(`reader ${i + 1}`, i + 1)} ${sentence('follow-up', i + 1)}</p></li>`).join('');
+  const page = `<!doctype html><html><body>${navigation}<article class="post">
+    <h1>Open thread: the quay</h1>
+    <div class="entry-content"><p>Our open thread is the place to ask us anything about the quay works; we answer every question below.</p></div></article>
+    <div id="comments" class="comments-area"><h2>Comments</h2><ol class="comment-list">${comments}</ol></div>${footer}</body></html>`;
+  const markdown = extract(page);
+
+  it('keeps the post and drops the comments: the page marks its article body apart from them', () => {
+    expect(markdown).toContain('Our open thread is the place');
+    expect(markdown).not.toContain('reader 1 report');
+  });
+});
+
+describe('mainContent on a short post followed by longer related posts', () => {
+  const related = Array.from({ length: 5 }, (_, i) => `<article class="postbox"><h2><a href="/post-${i}">Another post ${i}</a></h2><p>${sentence(`related ${i}`, i)} ${sentence('more', i)}</p></article>`).join('');
+  const page = `<!doctype html><html><body>${navigation}<div class="columns">
+    <article class="articlebox"><h1>Who loves themselves</h1><p>${sentence('post', 1)} ${sentence('post', 2)}</p><p>${sentence('post', 3)}</p></article>
+    <article class="postbox"><h3>Você pode gostar...</h3>${related}</article></div>${footer}</body></html>`;
+  const markdown = extract(page);
+
+  it('takes the article that holds the headline, not the larger block of related posts', () => {
+    expect(markdown).toContain('post report number 1 describes');
+    expect(markdown).not.toContain('Another post');
+    expect(markdown).not.toContain('related 1 report');
   });
 });

@@ -14,7 +14,8 @@ const PAGE_URL = 'https://news.example/story/harbour';
 
 const CASES: [fixture: string, scope: 'main' | 'full', construct: string][] = [
   ['code', 'main', 'fenced code blocks with their language, highlighted code kept exactly, fences longer than the code'],
-  ['figure', 'main', 'figure captions, lazy images (data-src, data-srcset, picture) resolved to real absolute URLs'],
+  ['figure', 'main', 'lazy images (data-src, data-srcset, picture) resolved to real absolute URLs; no image captions in main'],
+  ['figure', 'full', 'figure captions in italics under their image'],
   ['lists', 'main', 'nested and numbered lists, blockquotes, emphasis, strikethrough and inline code'],
   ['table', 'main', 'GFM tables with a header row, escaped pipes, column spans and row spans'],
   ['deflist', 'main', 'definition lists and footnotes'],

@@ -1,6 +1,6 @@
 import { measure, type Measures } from './main/measure';
-import { dropComments, dropExtras, dropFurniture, dropNeverContent, type Landmarks, type PageKind } from './main/prune';
-import { DISCUSSION_DOMINANCE, DISCUSSION_ITEMTYPE, DISCUSSION_JSON_LD, DOMINANCE, SEMANTIC_SHARE, TEXT_WEIGHT } from './main/patterns';
+import { dropCaptions, dropComments, dropExtras, dropFurniture, dropNeverContent, type Landmarks, type PageKind } from './main/prune';
+import { DISCUSSION_DOMINANCE, DISCUSSION_ITEMTYPE, DISCUSSION_JSON_LD, DOMINANCE, SEMANTIC_SHARE, TEXT_WEIGHT, TITLED_ARTICLE_SHARE } from './main/patterns';
 
 /**
  * The main content of a page, in named stages (each explains why it exists):
@@ -13,22 +13,26 @@ import { DISCUSSION_DOMINANCE, DISCUSSION_ITEMTYPE, DISCUSSION_JSON_LD, DOMINANC
  *    page (then they are a site's odd wrapper, not furniture). A page's `main` overrides size:
  *    what wraps it stays, and furniture beside it goes however large (a legal footer, a cookie
  *    dialog), save blocks only named like boilerplate. Landmarks are noted on the way.
- * 4. `dropComments`: reader comments go when the page's own text stands without them; on a
- *    forum they are the page and stay. On a product page (the caller says so from its Open
- *    Graph type or schema.org data) customers' reviews are comments too. On a page that declares
- *    itself a discussion (schema.org DiscussionForumPosting or QAPage, see `isDiscussion`) a
- *    comment-named block holding most of the page is the thread itself and stays.
- * 5. `contentRoot`: the region the page marks as its content (`itemprop=articleBody`, one
- *    dominant `article`, `main`), when it holds a real share of the prose; else the body.
+ * 4. `dropComments`: reader comments go when the page's own text stands without them, or
+ *    when the page marks its article body apart from them; on a forum they are the page and
+ *    stay. On a product page (the caller says so from its Open Graph type or schema.org data)
+ *    customers' reviews are comments too. On a page that declares itself a discussion
+ *    (schema.org DiscussionForumPosting or QAPage, see `isDiscussion`) a comment-named block
+ *    holding most of the page is the thread itself and stays.
+ * 5. `contentRoot`: the region the page marks as its content (`itemprop=articleBody`, the
+ *    `article` that holds the headline, one dominant `article`, `main`), when it holds a real
+ *    share of the prose; else the body.
  * 6. `descend`: from there, step into the child that holds nearly all the prose, while one does.
  *    An article ends at its text column; a forum thread or a listing, whose prose is spread
  *    over many like children, ends at the container that holds them all. On a discussion page
  *    it asks for more dominance and never steps into one of a run of like posts: a long post
  *    (a pasted log) or the answers beside a short question are not the thread.
- * 7. `dropExtras`: inside the result, small link lists and blocks under "Related", "Share" and
- *    similar headings go; a large link-dense block (a listing's grid) stays, and so does an
- *    entry that is all links among like siblings (a headline without a blurb in a listing).
- * 8. The page's h1 headline is put back on top when the content starts below it. Only an h1
+ * 7. `dropExtras`: inside the result, small link lists, paragraphs that only link to another
+ *    story of the site, and blocks under "Related", "Share" and similar headings go; a large
+ *    link-dense block (a listing's grid) stays, and so does an entry that is all links among
+ *    like siblings (a headline without a blurb in a listing).
+ * 8. `dropCaptions`: image captions and photo credits go; the story reads without them.
+ * 9. The page's h1 headline is put back on top when the content starts below it. Only an h1
  *    that survived pruning counts: a site name set as h1 in the page header is furniture.
  */
 
@@ -67,13 +71,18 @@ function largest(measures: Measures, candidates: Element[]): { el?: Element; con
 }
 
 /** Stage 5: the page's own marking of its content, trusted when it holds a real share of the prose. */
-function contentRoot(body: Element, measures: Measures, landmarks: Landmarks): Element {
+function contentRoot(body: Element, measures: Measures, landmarks: Landmarks, title: Element | undefined): Element {
   const total = contentOf(measures, body) || 1;
   const attached = (els: Element[]) => els.filter((el) => el.isConnected);
   const articleBody = largest(measures, attached(landmarks.articleBodies));
   if (articleBody.el && articleBody.content >= SEMANTIC_SHARE * total) return articleBody.el;
+  const articles = attached(landmarks.articles);
+  // The article that holds the headline (and no other article) is the page's, though related
+  // posts set as articles after it may hold more text than a short post.
+  const titled = title ? articles.filter((el) => el.contains(title) && !articles.some((other) => other !== el && el.contains(other))) : [];
+  if (titled.length === 1 && contentOf(measures, titled[0]!) >= TITLED_ARTICLE_SHARE * total) return titled[0]!;
   // One article among several is the page's; many of like size are posts or listed items.
-  const article = largest(measures, attached(landmarks.articles));
+  const article = largest(measures, articles);
   if (article.el && article.content >= 0.5 * total && article.content >= 3 * article.second) return article.el;
   const main = largest(measures, attached(landmarks.mains));
   if (main.el && main.content >= SEMANTIC_SHARE * total) return main.el;
@@ -143,8 +152,9 @@ export function mainContent(doc: Document, page: PageKind = {}): Node | undefine
   dropComments(body, measures, page);
   measures = measure(body);
   const title = titleHeading(body);
-  const root = descend(contentRoot(body, measures, landmarks), measures, page.discussion ?? false);
-  dropExtras(root, measures);
+  const root = descend(contentRoot(body, measures, landmarks, title), measures, page.discussion ?? false);
+  dropExtras(root, measures, page.url);
+  dropCaptions(root);
   const result = doc.createElement('div');
   if (title && !root.contains(title)) result.appendChild(title.cloneNode(true));
   result.appendChild(root);

@@ -30,7 +30,7 @@ function htmlToMarkdown(page: PageBody, scope: ContentScope): { markdown: string
   removeInvisible(document);
   markFootnotes(document);
   resolveUrls(document, documentBase(document, page.finalUrl));
-  const root = (scope === 'main' ? mainContent(document, { product, discussion }) : undefined) ?? document.body ?? document.documentElement;
+  const root = (scope === 'main' ? mainContent(document, { product, discussion, url: page.finalUrl }) : undefined) ?? document.body ?? document.documentElement;
   if (!root) throw new ServiceError('conversion_failed', 'page has no document element');
   dropOrphanReferences(root as Element);
   if (scope === 'main' && metadata.title) dropTitleHeading(root as Element, metadata.title);

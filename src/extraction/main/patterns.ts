@@ -62,6 +62,13 @@ export const HIDDEN_WIDE_CLASSES = /^((md|lg|xl):hidden|d-(md|lg|xl)-none|visibl
 /** class/id words of the content itself: a block named so is kept though it matches a boilerplate word too. */
 export const CONTENT_NAMES = /(^|[\s_-])(article-?body|articlebody|post-?body|post-?content|entry-?content|story-?body|main-?content|page-?content|rich-?text|richtext|prose|markdown|body-?text|article-?content|content-?body|text-?content)($|[\s_-])/i;
 
+/**
+ * Names sites give the body of an article (not a forum post: `post-content` also marks each
+ * post of a thread). A page that marks its own text so, outside its comments, is an article
+ * whose comments are extras, however long the discussion under it.
+ */
+export const ARTICLE_BODY_NAMES = /(^|[\s_-])(article-?body|articlebody|entry-?content|story-?body|article-?content)($|[\s_-])/i;
+
 /** Reader comments: dropped from a page whose own text stands without them, kept on forums where they are the page. */
 export const COMMENT_NAMES = /(^|[\s_-])(comments?|commentlist|comment-?list|comments-?area|respond|disqus|discussion|replies)($|[\s_-])/i;
 
@@ -128,3 +135,25 @@ export const EXTRAS_TAIL_SHARE = 0.5;
 
 /** Text blocks shorter than this, alone at the end of the content, are credits and labels. */
 export const MIN_BLOCK_CHARS = 25;
+
+/**
+ * One class or id token of an image caption or a photo credit (`caption`, `wp-caption-text`,
+ * `image-credit`, `caption-full`). Not a type style (`caption-large`, `text-caption`) nor a
+ * screen-reader text (`rating__caption-sr`): those name how text looks, not what it is.
+ */
+export const CAPTION_TOKEN = /(^|[_-])(caption|credit)s?($|[_-](?!(xs|s|m|l|xl|sm|md|lg|small|medium|large|sr)($|[_-])))/i;
+export const TYPE_STYLE_TOKEN = /(^|[_-])(text|typography)[_-]/i;
+
+/**
+ * A paragraph whose text is at least this much one link is a pointer to another story ("READ
+ * MORE: ...", a related headline set as a paragraph), not a paragraph of this one.
+ */
+export const PROMO_LINK_DENSITY = 0.8;
+/** ... when it sits in the text column: a parent holding at least this share of the content. */
+export const TEXT_COLUMN_SHARE = 0.5;
+
+/**
+ * An article that holds the page's headline and no other article is the page's own when it holds
+ * at least this share of the prose: related posts set as articles after it can outweigh a short post.
+ */
+export const TITLED_ARTICLE_SHARE = 0.2;

@@ -1,6 +1,8 @@
 import { type Measures, type TextStats, EMPTY_STATS, linkDensity } from './measure';
 import {
+  ARTICLE_BODY_NAMES,
   BOILERPLATE_NAMES,
+  CAPTION_TOKEN,
   BOILERPLATE_WORDS,
   COMMENT_NAMES,
   CONSENT_NAMES,
@@ -21,10 +23,13 @@ import {
   OVERLAY_NAMES,
   OWN_CONTENT_MIN,
   OWN_CONTENT_SHARE,
+  PROMO_LINK_DENSITY,
   QUOTATION_SHARE,
   REVIEW_NAMES,
   SHOWN_WIDE_CLASSES,
   THREAD_SHARE,
+  TEXT_COLUMN_SHARE,
+  TYPE_STYLE_TOKEN,
 } from './patterns';
 
 /** The class and id of an element, the words sites name their blocks by. */
@@ -145,7 +150,10 @@ export function dropFurniture(root: Element, measures: Measures): Landmarks {
 
 /**
  * Drops reader comments (and customers' reviews on a product page), unless they are most of the
- * page: on a forum or a Q&A page the replies are the content, on an article they are not.
+ * page: on a forum or a Q&A page the replies are the content, on an article they are not. An
+ * article that marks its body (`itemprop=articleBody`, `entry-content`) outside the comments
+ * loses them however long the discussion is: a short post that opens a blog's open thread is
+ * still the page's own text.
  */
 /** What the caller knows of the page from its metadata, read before the page is cleaned. */
 export interface PageKind {
@@ -153,16 +161,29 @@ export interface PageKind {
   product?: boolean;
   /** A forum thread or a question with answers, by schema.org type. */
   discussion?: boolean;
+  /** The page's address: links to the site's other pages are told from links elsewhere by it. */
+  url?: string;
 }
 
 export function dropComments(root: Element, measures: Measures, page: PageKind): void {
   const total = measures.get(root)?.content || 1;
   const found: Element[] = [];
+  let markedBody = false;
   const walk = (el: Element): void => {
     for (let child = el.firstElementChild; child; child = child.nextElementSibling) {
       const names = namesOf(child);
-      if (names && (COMMENT_NAMES.test(names) || (page.product && REVIEW_NAMES.test(names))) && !CONTENT_NAMES.test(names)) found.push(child);
-      else walk(child);
+      if (names && (COMMENT_NAMES.test(names) || (page.product && REVIEW_NAMES.test(names))) && !CONTENT_NAMES.test(names)) {
+        found.push(child);
+        continue;
+      }
+      if (!markedBody && (child.getAttribute('itemprop') === 'articleBody' || (names && ARTICLE_BODY_NAMES.test(names)))) {
+        // Only a body with no comments inside counts: the comments must stand outside it.
+        const before = found.length;
+        walk(child);
+        if (found.length === before && (measures.get(child)?.content ?? 0) > 0) markedBody = true;
+        continue;
+      }
+      walk(child);
     }
   };
   walk(root);
@@ -171,18 +192,48 @@ export function dropComments(root: Element, measures: Measures, page: PageKind):
   if (page.discussion && found.some((el) => (measures.get(el)?.content ?? 0) >= THREAD_SHARE * total)) return;
   const commentContent = found.reduce((sum, el) => sum + (measures.get(el)?.content ?? 0), 0);
   const own = total - commentContent;
-  if (commentContent > 0 && (own / total >= OWN_CONTENT_SHARE || own >= OWN_CONTENT_MIN)) for (const el of found) el.remove();
+  if (commentContent > 0 && (markedBody || own / total >= OWN_CONTENT_SHARE || own >= OWN_CONTENT_MIN)) for (const el of found) el.remove();
 }
 
 const HEADING = /^H[1-6]$/;
 
+/** The site of a URL: its host without subdomains (`video.foxnews.com` and `www.foxnews.com` are one site). */
+function siteOf(url: string): string {
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    return '';
+  }
+  const labels = host.split('.');
+  // A country's second level (`co.uk`, `com.br`) belongs to the suffix, not to the site.
+  const suffix = labels.length >= 3 && labels.at(-1)!.length === 2 && labels.at(-2)!.length <= 3 ? 3 : 2;
+  return labels.slice(-suffix).join('.');
+}
+
+/**
+ * A paragraph that is one link to another page of the same site ("READ MORE: ...", a related
+ * headline set as a paragraph), inside the text column. Links to other sites are kept: in a
+ * story they are sources, in a round-up the items themselves.
+ */
+function isPromo(el: Element, measures: Measures, site: string, columnContent: number): boolean {
+  if (el.tagName !== 'P' || !site) return false;
+  const stats = measures.get(el) ?? EMPTY_STATS;
+  if (stats.links !== 1 || linkDensity(stats) <= PROMO_LINK_DENSITY) return false;
+  const parent = el.parentElement;
+  if (!parent || (measures.get(parent)?.content ?? 0) < columnContent) return false;
+  return siteOf(el.querySelector('a[href]')?.getAttribute('href') ?? '') === site;
+}
+
 /**
  * Inside the chosen content: drops link lists (menus, tag lists, "more stories") that are a
- * small part of it, and blocks announced by headings such as "Related" or "Share this". A large
- * link-dense block is kept whole: on a listing page the grid of linked items is the content.
+ * small part of it, paragraphs that only point to another story of the site, and blocks
+ * announced by headings such as "Related" or "Share this". A large link-dense block is kept
+ * whole: on a listing page the grid of linked items is the content.
  */
-export function dropExtras(root: Element, measures: Measures): void {
+export function dropExtras(root: Element, measures: Measures, pageUrl?: string): void {
   const total = measures.get(root)?.content || 1;
+  const site = pageUrl ? siteOf(pageUrl) : '';
   const totalChars = measures.get(root)?.chars || 1;
   // On a page made of links (a listing, a link aggregator) link lists are the content.
   const linkPage = linkDensity(measures.get(root) ?? EMPTY_STATS) > MAX_LINK_DENSITY;
@@ -212,7 +263,7 @@ export function dropExtras(root: Element, measures: Measures): void {
         }
       }
       const linkList = !linkPage && stats.links >= 2 && linkDensity(stats) > MAX_LINK_DENSITY && stats.chars / totalChars < LINK_LIST_SHARE && !items.has(itemKey(child));
-      if (linkList) child.remove();
+      if (linkList || (!linkPage && isPromo(child, measures, site, TEXT_COLUMN_SHARE * total))) child.remove();
       else if (linkDensity(stats) <= MAX_LINK_DENSITY || stats.links < 2) walk(child);
       child = next;
     }
@@ -256,4 +307,33 @@ function cutAfterWrappers(heading: Element, root: Element, measures: Measures, t
     first = box;
     box = box.parentElement;
   }
+}
+
+/** What a caption never holds: a caption-named block with one of these is the figure or the story around it. */
+const CAPTION_WRAPPER_CONTENT = 'img, picture, video, iframe, p, h1, h2, h3';
+
+/** A figure's caption, or a block named as an image caption or a photo credit that is no wrapper. */
+function isCaption(el: Element): boolean {
+  if (el.tagName === 'FIGCAPTION') return true;
+  const names = namesOf(el);
+  if (!names || !names.split(/\s+/).some((token) => CAPTION_TOKEN.test(token) && !TYPE_STYLE_TOKEN.test(token))) return false;
+  return !el.querySelector(CAPTION_WRAPPER_CONTENT);
+}
+
+/**
+ * Drops image captions and photo credits from the chosen content: the story reads without
+ * them, and a gallery's captions (often set twice, full and truncated) can outweigh a short
+ * story. A caption-named block holding the image itself or paragraphs is a wrapper, and
+ * stays; the caption inside it goes.
+ */
+export function dropCaptions(root: Element): void {
+  const walk = (el: Element): void => {
+    for (let child = el.firstElementChild; child; ) {
+      const next = child.nextElementSibling;
+      if (isCaption(child)) child.remove();
+      else walk(child);
+      child = next;
+    }
+  };
+  walk(root);
 }
