@@ -19,11 +19,11 @@ export const MODAL_ROLES = /^(dialog|alertdialog)$/i;
  * class/id words of blocks that are not the content: matched at the start of a word (so
  * `shareButtons`, `related-posts`, `newsletterSignup` all match), words split on space, `-`, `_`.
  * A forum post's `signature` (the poster's motto, links and user card under every post) and
- * the poster's `user-extras`/`user-stats` (joined, messages, reaction score) are the poster's,
- * not the thread's.
+ * the poster's `user-extras`/`user-stats`/`postprofile` (joined, messages, reaction score)
+ * are the poster's, not the thread's.
  */
 export const BOILERPLATE_NAMES =
-  /(^|[\s_-])(share|sharing|signature|user-?extras|user-?stats|sharedaddy|social|related|recommend|newsletter|subscribe|cookie|consent|gdpr|advert|sponsor|breadcrumb|sidebar|popup|modal|overlay|paywall|outbrain|taboola|trending|mostpopular|most-popular|signup|sign-up|login|sr-only|screen-?reader|visually-?hidden|byline|author-?(bio|box|info)|about-?the-?author|post-?meta|entry-?meta|article-?meta|tag-?(list|cloud|links)|cat-?links|pagination|pager|next-?post|prev-?post|post-?nav|navbar|navigation|more-?(stories|articles|news)|you-?may|also-?like|jump-?to)/i;
+  /(^|[\s_-])(share|sharing|signature|user-?extras|user-?stats|postprofile|sharedaddy|social|related|recommend|newsletter|subscribe|cookie|consent|gdpr|advert|sponsor|breadcrumb|sidebar|popup|modal|overlay|paywall|outbrain|taboola|trending|mostpopular|most-popular|signup|sign-up|login|sr-only|screen-?reader|visually-?hidden|byline|author-?(bio|box|info)|about-?the-?author|post-?meta|entry-?meta|article-?meta|tag-?(list|cloud|links)|cat-?links|pagination|pager|next-?post|prev-?post|post-?nav|navbar|navigation|more-?(stories|articles|news)|you-?may|also-?like|jump-?to)/i;
 
 /**
  * Boilerplate names of overlays and their kin (cookie dialogs, pop-ups, sign-up boxes): beside a
