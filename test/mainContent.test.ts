@@ -9,15 +9,17 @@ import path from 'node:path';
 const DIST = path.resolve(__dirname, '..', 'dist', 'src', 'extraction');
 const SCRIPT = `
 const { parseHTML } = require('linkedom');
-const { isDiscussion, mainContent } = require(${JSON.stringify(path.join(DIST, 'mainContent.js'))});
+const { mainContent } = require(${JSON.stringify(path.join(DIST, 'mainContent.js'))});
+const { extractMetadata } = require(${JSON.stringify(path.join(DIST, 'metadata.js'))});
 const { toMarkdown } = require(${JSON.stringify(path.join(DIST, 'markdown.js'))});
 const { removeInvisible } = require(${JSON.stringify(path.join(DIST, 'prepare.js'))});
 let html = '';
 process.stdin.on('data', (chunk) => (html += chunk)).on('end', () => {
   const { document } = parseHTML(html);
-  const discussion = isDiscussion(document);
+  const url = 'https://news.example/story/quay';
+  const { signs } = extractMetadata(document, url);
   removeInvisible(document);
-  const root = mainContent(document, { discussion, url: 'https://news.example/story/quay' });
+  const root = mainContent(document, { ...signs, url });
   process.stdout.write(root ? toMarkdown(root) : '<undefined>');
 });`;
 

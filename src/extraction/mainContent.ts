@@ -1,6 +1,6 @@
 import { measure, type Measures } from './main/measure';
 import { dropCaptions, dropComments, dropExtras, dropFurniture, dropNeverContent, type Landmarks, type PageKind } from './main/prune';
-import { DISCUSSION_DOMINANCE, DISCUSSION_ITEMTYPE, DISCUSSION_JSON_LD, DOMINANCE, SEMANTIC_SHARE, TEXT_WEIGHT, TITLED_ARTICLE_SHARE } from './main/patterns';
+import { DISCUSSION_DOMINANCE, DOMINANCE, SEMANTIC_SHARE, TEXT_WEIGHT, TITLED_ARTICLE_SHARE } from './main/patterns';
 
 /**
  * The main content of a page, in named stages (each explains why it exists):
@@ -17,7 +17,7 @@ import { DISCUSSION_DOMINANCE, DISCUSSION_ITEMTYPE, DISCUSSION_JSON_LD, DOMINANC
  *    when the page marks its article body apart from them; on a forum they are the page and
  *    stay. On a product page (the caller says so from its Open Graph type or schema.org data)
  *    customers' reviews are comments too. On a page that declares itself a discussion
- *    (schema.org DiscussionForumPosting or QAPage, see `isDiscussion`) a comment-named block
+ *    (schema.org DiscussionForumPosting or QAPage, read with the metadata) a comment-named block
  *    holding most of the page is the thread itself and stays.
  * 5. `contentRoot`: the region the page marks as its content (`itemprop=articleBody`, the
  *    `article` that holds the headline, one dominant `article`, `main`), when it holds a real
@@ -128,18 +128,9 @@ function descend(root: Element, measures: Measures, discussion: boolean): Elemen
 }
 
 /**
- * Whether the page declares itself a discussion (a forum thread, a question and its answers)
- * in schema.org terms. Read before the page is cleaned: JSON-LD lives in scripts.
- */
-export function isDiscussion(doc: Document): boolean {
-  if (doc.querySelector(DISCUSSION_ITEMTYPE)) return true;
-  return Array.from(doc.querySelectorAll('script[type="application/ld+json" i]')).some((script) => DISCUSSION_JSON_LD.test(script.textContent ?? ''));
-}
-
-/**
  * The main content of a page as an element detached from the page, or undefined when the page
  * has no text at all (the caller then falls back to the body). The document is changed:
- * callers take metadata (and `isDiscussion`) from it first.
+ * callers take metadata (and the page's signs) from it first.
  */
 export function mainContent(doc: Document, page: PageKind = {}): Node | undefined {
   const body = doc.body;

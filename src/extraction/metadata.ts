@@ -1,3 +1,4 @@
+import { DISCUSSION_ITEMTYPE, DISCUSSION_JSON_LD } from './main/patterns';
 import type { PageMetadata } from '../types';
 
 /**
@@ -16,6 +17,8 @@ interface MetadataElements {
   metas: Element[];
   links: Element[];
   jsonLd: Element[];
+  /** The `itemtype` of every microdata item. */
+  itemtypes: string[];
   title?: Element;
   /** The first `[rel=author]`, or `[itemprop=name]` inside `[itemprop=author]`. */
   author?: Element;
@@ -26,7 +29,7 @@ interface MetadataElements {
  * through a matcher. Elements are compared by `localName`, which linkedom does not re-case.
  */
 function metadataElements(doc: Document): MetadataElements {
-  const found: MetadataElements = { metas: [], links: [], jsonLd: [] };
+  const found: MetadataElements = { metas: [], links: [], jsonLd: [], itemtypes: [] };
   const walk = (el: Element, inAuthor: boolean): void => {
     for (let child = el.firstElementChild; child; child = child.nextElementSibling) {
       const name = child.localName;
@@ -38,6 +41,8 @@ function metadataElements(doc: Document): MetadataElements {
         if (child.getAttribute('type')?.toLowerCase() === 'application/ld+json') found.jsonLd.push(child);
         continue;
       }
+      const itemtype = child.getAttribute('itemtype');
+      if (itemtype !== null) found.itemtypes.push(itemtype);
       if (!found.author && (child.getAttribute('rel') === 'author' || (inAuthor && child.getAttribute('itemprop') === 'name'))) found.author = child;
       walk(child, inAuthor || child.getAttribute('itemprop') === 'author');
     }
@@ -168,9 +173,26 @@ function favicon(links: Element[], base: string): string | undefined {
   return absolute(best?.href, base);
 }
 
-export function extractMetadata(doc: Document, pageUrl: string): PageMetadata {
-  const base = documentBase(doc, pageUrl);
+/** What the page says it is, in its metadata: the extractor reads such pages their own way. */
+export interface PageSigns {
+  /** One product, by Open Graph type or schema.org data. */
+  product: boolean;
+  /** A forum thread or a question with answers, by schema.org type. */
+  discussion: boolean;
+}
+
+/**
+ * The page's metadata (spec 2.5) and what it says the page is. Read before the page is cleaned:
+ * JSON-LD lives in scripts.
+ */
+export function extractMetadata(doc: Document, pageUrl: string): { metadata: PageMetadata; signs: PageSigns } {
   const elements = metadataElements(doc);
+  const metadata = metadataOf(doc, elements, pageUrl);
+  return { metadata, signs: { product: describesProduct(elements, metadata), discussion: isDiscussion(elements) } };
+}
+
+function metadataOf(doc: Document, elements: MetadataElements, pageUrl: string): PageMetadata {
+  const base = documentBase(doc, pageUrl);
   const ld = jsonLdHints(elements.jsonLd);
   const meta = metaValues(elements.metas);
   const canonical =
@@ -208,10 +230,10 @@ function productTypes(value: unknown): number {
  * product, or its schema.org data (JSON-LD at the top level or in `@graph`, or microdata) describes
  * exactly one Product; a listing describes many. Read before scripts are removed.
  */
-export function describesProduct(doc: Document, metadata: PageMetadata): boolean {
+function describesProduct(elements: MetadataElements, metadata: PageMetadata): boolean {
   if (metadata.type && /^(og:)?product\b/i.test(metadata.type)) return true;
   let products = 0;
-  for (const script of Array.from(doc.querySelectorAll('script[type="application/ld+json" i]'))) {
+  for (const script of elements.jsonLd) {
     let data: unknown;
     try {
       data = JSON.parse(script.textContent ?? '');
@@ -226,6 +248,11 @@ export function describesProduct(doc: Document, metadata: PageMetadata): boolean
       if (Array.isArray(obj['@graph'])) for (const node of obj['@graph']) if (node && typeof node === 'object') products += productTypes((node as Record<string, unknown>)['@type']);
     }
   }
-  if (products === 0) products = Array.from(doc.querySelectorAll('[itemtype]')).filter((el) => productTypes(el.getAttribute('itemtype'))).length;
+  if (products === 0) products = elements.itemtypes.filter((itemtype) => productTypes(itemtype)).length;
   return products === 1;
+}
+
+/** Whether the page declares itself a discussion (a forum thread, a question and its answers) in schema.org terms. */
+function isDiscussion(elements: MetadataElements): boolean {
+  return elements.itemtypes.some((itemtype) => DISCUSSION_ITEMTYPE.test(itemtype)) || elements.jsonLd.some((script) => DISCUSSION_JSON_LD.test(script.textContent ?? ''));
 }

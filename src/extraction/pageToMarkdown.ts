@@ -2,9 +2,9 @@ import { ServiceError } from '../errors';
 import type { ContentScope, PageMetadata } from '../types';
 import { decodeHtml } from './decode';
 import { dropOrphanReferences, markFootnotes } from './footnotes';
-import { isDiscussion, mainContent } from './mainContent';
+import { mainContent } from './mainContent';
 import { toMarkdown } from './markdown';
-import { describesProduct, documentBase, extractMetadata } from './metadata';
+import { documentBase, extractMetadata } from './metadata';
 import { parseDocument } from './parse';
 import { isPdf, pdfToMarkdown } from './pdf';
 import { removeInvisible, resolveUrls } from './prepare';
@@ -24,13 +24,11 @@ const HTML_TYPES = /^(text\/html|application\/xhtml\+xml|application\/xml|text\/
 function htmlToMarkdown(page: PageBody, scope: ContentScope): { markdown: string; metadata: PageMetadata } {
   const html = decodeHtml(page.body, page.contentType);
   const document = parseDocument(html);
-  const metadata = extractMetadata(document, page.finalUrl);
-  const product = scope === 'main' && describesProduct(document, metadata);
-  const discussion = scope === 'main' && isDiscussion(document);
+  const { metadata, signs } = extractMetadata(document, page.finalUrl);
   removeInvisible(document);
   markFootnotes(document);
   resolveUrls(document, documentBase(document, page.finalUrl));
-  const root = (scope === 'main' ? mainContent(document, { product, discussion, url: page.finalUrl }) : undefined) ?? document.body ?? document.documentElement;
+  const root = (scope === 'main' ? mainContent(document, { ...signs, url: page.finalUrl }) : undefined) ?? document.body ?? document.documentElement;
   if (!root) throw new ServiceError('conversion_failed', 'page has no document element');
   dropOrphanReferences(root as Element);
   if (scope === 'main' && metadata.title) dropTitleHeading(root as Element, metadata.title);

@@ -86,7 +86,7 @@ export const REVIEW_NAMES = /(^|[\s_-])(reviews|jdgm|yotpo|stamped|okendo|bv)($|
  * the replies are the content, whatever they are named.
  */
 export const DISCUSSION_JSON_LD = /"@type"\s*:\s*(\[[^\]]*)?"(https?:\/\/schema\.org\/)?(DiscussionForumPosting|QAPage)"/;
-export const DISCUSSION_ITEMTYPE = '[itemtype*="schema.org/DiscussionForumPosting"], [itemtype*="schema.org/QAPage"]';
+export const DISCUSSION_ITEMTYPE = /schema\.org\/(DiscussionForumPosting|QAPage)/;
 /** ... where a comment-named block holding this share of the page is the thread, not comments on it. */
 export const THREAD_SHARE = 0.5;
 
