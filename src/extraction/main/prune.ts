@@ -80,6 +80,8 @@ function furnitureKind(el: Element, inArticle: boolean): 'certain' | 'named' | u
   if (role && FURNITURE_ROLES.test(role)) return 'certain';
   if (el.getAttribute('aria-modal') === 'true') return 'certain';
   if (hiddenByClass(el)) return 'certain';
+  // A table is content by its tag; its class words describe how it shows ("sticky-header").
+  if (el.tagName === 'TABLE') return undefined;
   const names = namesOf(el);
   if (!names || CONTENT_NAMES.test(names)) return undefined;
   if (OVERLAY_NAMES.test(names)) return 'certain';
