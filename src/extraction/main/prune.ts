@@ -311,15 +311,19 @@ function cutAfterWrappers(heading: Element, root: Element, measures: Measures, t
   }
 }
 
-/** What a caption never holds: a caption-named block with one of these is the figure or the story around it. */
-const CAPTION_WRAPPER_CONTENT = 'img, picture, video, iframe, p, h1, h2, h3';
+/**
+ * What a caption never holds: a caption-named block with one of these, or with this many
+ * paragraphs, is the figure or the story around it. A caption may be a paragraph or two.
+ */
+const CAPTION_WRAPPER_CONTENT = 'img, picture, video, iframe, h1, h2, h3';
+const CAPTION_WRAPPER_PARAGRAPHS = 3;
 
 /** A figure's caption, or a block named as an image caption or a photo credit that is no wrapper. */
 function isCaption(el: Element): boolean {
   if (el.tagName === 'FIGCAPTION') return true;
   const names = namesOf(el);
   if (!names || !names.split(/\s+/).some((token) => CAPTION_TOKEN.test(token) && !TYPE_STYLE_TOKEN.test(token))) return false;
-  return !el.querySelector(CAPTION_WRAPPER_CONTENT);
+  return !el.querySelector(CAPTION_WRAPPER_CONTENT) && el.getElementsByTagName('p').length < CAPTION_WRAPPER_PARAGRAPHS;
 }
 
 /**
