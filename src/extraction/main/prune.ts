@@ -1,9 +1,10 @@
+import type { PageSigns } from '../metadata';
 import { type Measures, type TextStats, EMPTY_STATS, linkDensity } from './measure';
 import {
   ARTICLE_BODY_NAMES,
   BOILERPLATE_NAMES,
-  CAPTION_TOKEN,
   BOILERPLATE_WORDS,
+  CAPTION_TOKEN,
   COMMENT_NAMES,
   CONSENT_NAMES,
   CONTENT_NAMES,
@@ -150,6 +151,12 @@ export function dropFurniture(root: Element, measures: Measures): Landmarks {
   return landmarks;
 }
 
+/** What the caller knows of the page: its signs, read with its metadata before it is cleaned, and its address. */
+export interface PageKind extends Partial<PageSigns> {
+  /** Links to the site's other pages are told from links elsewhere by it. */
+  url?: string;
+}
+
 /**
  * Drops reader comments (and customers' reviews on a product page), unless they are most of the
  * page: on a forum or a Q&A page the replies are the content, on an article they are not. An
@@ -157,16 +164,6 @@ export function dropFurniture(root: Element, measures: Measures): Landmarks {
  * loses them however long the discussion is: a short post that opens a blog's open thread is
  * still the page's own text.
  */
-/** What the caller knows of the page from its metadata, read before the page is cleaned. */
-export interface PageKind {
-  /** One product, by Open Graph type or schema.org data. */
-  product?: boolean;
-  /** A forum thread or a question with answers, by schema.org type. */
-  discussion?: boolean;
-  /** The page's address: links to the site's other pages are told from links elsewhere by it. */
-  url?: string;
-}
-
 export function dropComments(root: Element, measures: Measures, page: PageKind): void {
   const total = measures.get(root)?.content || 1;
   const found: Element[] = [];
