@@ -21,6 +21,7 @@ const CASES: [fixture: string, scope: 'main' | 'full', construct: string][] = [
   ['deflist', 'main', 'definition lists and footnotes'],
   ['links', 'main', 'links absolute against <base>, script links as text, hidden elements dropped'],
   ['cdata', 'main', 'a stray <![CDATA[ read as browsers read it, not as swallowing the page'],
+  ['streamed', 'main', "content React streams late in hidden segments put where its script puts it, the loading fallback gone"],
   ['misplaced', 'main', 'content written inside <head>, before <body> or after </html> read into the body, as browsers do'],
   ['page', 'main', 'no navigation, cookie banner, share widget, footer, script or style in main'],
   ['page', 'full', 'navigation, footer and links kept in full'],

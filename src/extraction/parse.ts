@@ -73,10 +73,54 @@ function normaliseTree(document: Document): void {
   for (const node of outside.slice(outside.indexOf(html) + 1)) if (isContent(node)) moveIntoBody(node, body, null);
 }
 
+/** Where React's streaming renderer leaves content for its script to move: a late segment and its place. */
+const STREAMED_SEGMENT = /<div hidden id="S:/;
+
+/**
+ * React's streaming renderer (Next.js and others) sends parts of the page late, as hidden
+ * `<div hidden id="S:x">` segments at the end of the body, and its script moves each into place:
+ * the `<template id="B:x">` of a Suspense boundary (replacing the loading fallback after it, up to
+ * the boundary's closing `<!--/$-->`) or the `<template id="P:x">` placeholder. Without scripts
+ * the content stays hidden and out of place (product pages had all their specifications there),
+ * so it is moved as the browser would.
+ */
+function placeStreamedSegments(document: Document): void {
+  const places = new Map<string, Element>();
+  for (const template of Array.from(document.getElementsByTagName('template'))) if (/^[BP]:/.test(template.id)) places.set(template.id, template);
+  for (const segment of Array.from(document.querySelectorAll('div[hidden][id^="S:"]'))) {
+    const key = segment.id.slice(2);
+    const boundary = places.get(`B:${key}`);
+    const place = boundary ?? places.get(`P:${key}`);
+    if (!place?.parentNode) continue;
+    if (boundary) dropFallback(boundary);
+    place.replaceWith(...Array.from(segment.childNodes));
+    segment.remove();
+  }
+}
+
+/** Removes a Suspense boundary's fallback: what follows its template up to the boundary's closing comment. */
+function dropFallback(template: Element): void {
+  let depth = 0;
+  for (let node = template.nextSibling; node; ) {
+    const next = node.nextSibling;
+    if (node.nodeType === 8) {
+      const data = (node as Comment).data;
+      if (data === '/$') {
+        if (depth === 0) return;
+        depth--;
+      } else if (data === '$' || data === '$?' || data === '$!') depth++;
+    }
+    node.remove();
+    node = next;
+  }
+}
+
 /** Parses a page as a browser would see its structure. */
 export function parseDocument(html: string): Document {
   const source = html.includes('<![CDATA[') ? html.replace(STRAY_CDATA, (_match, raw: string | undefined) => raw ?? '') : html;
   const { document } = parseHTML(source);
   normaliseTree(document);
+  // Only pages that stream segments pay for looking for them.
+  if (STREAMED_SEGMENT.test(source)) placeStreamedSegments(document);
   return document;
 }
