@@ -311,3 +311,20 @@ describe('mainContent on a short post followed by longer related posts', () => {
     expect(markdown).not.toContain('related 1 report');
   });
 });
+
+describe('mainContent on a round-up with a button under every item', () => {
+  const items = ['Harbour Inn', 'Quay Cottage', 'Lighthouse Rooms'].map(
+    (name, i) => `<div class="item"><h2>${name}</h2><p>${sentence(name, i + 1)}</p>
+      <div class="cta"><a href="https://booking.example/${i}">Book now</a></div><p><a href="https://maps.example/${i}">Map</a></p></div>`,
+  );
+  const page = `<!doctype html><html><body>${navigation}<article><h1>Where to stay by the harbour</h1>${items.join('')}
+    <p><a href="https://harbour.example/guide">The harbour guide</a></p></article>${footer}</body></html>`;
+  const markdown = extract(page);
+
+  it('drops the link labels every item repeats, and keeps a one-off link', () => {
+    for (const name of ['Harbour Inn', 'Quay Cottage', 'Lighthouse Rooms']) expect(markdown).toContain(`## ${name}`);
+    expect(markdown).not.toContain('Book now');
+    expect(markdown).not.toMatch(/\[Map\]/);
+    expect(markdown).toContain('The harbour guide');
+  });
+});

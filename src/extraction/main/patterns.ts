@@ -153,6 +153,14 @@ export const PROMO_LINK_DENSITY = 0.8;
 export const TEXT_COLUMN_SHARE = 0.5;
 
 /**
+ * A block that is one short link (at most this many characters, this much of it link text) and
+ * whose text recurs in another such block is a control repeated on every item ("Book now",
+ * "Map", "Check price at Amazon", "Read the review"), not content.
+ */
+export const LABEL_MAX_CHARS = 40;
+export const LABEL_LINK_DENSITY = 0.9;
+
+/**
  * An article that holds the page's headline and no other article is the page's own when it holds
  * at least this share of the prose: related posts set as articles after it can outweigh a short post.
  */

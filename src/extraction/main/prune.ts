@@ -14,6 +14,8 @@ import {
   FURNITURE_TAGS,
   HIDDEN_CLASSES,
   HIDDEN_WIDE_CLASSES,
+  LABEL_LINK_DENSITY,
+  LABEL_MAX_CHARS,
   LINK_LIST_SHARE,
   MAX_FURNITURE_SHARE,
   LIST_ITEM_TAGS,
@@ -225,12 +227,41 @@ function isPromo(el: Element, measures: Measures, site: string, columnContent: n
 }
 
 /**
+ * Drops the link labels repeated across the content ("Book now", "Map", "Read the review" on
+ * every item): a paragraph or block that is one short link, no heading, whose text another such
+ * block repeats. An item's own title is a heading or appears once.
+ */
+function dropRepeatedLabels(root: Element, measures: Measures): void {
+  const labels = new Map<string, Element[]>();
+  const walk = (el: Element): void => {
+    for (let child = el.firstElementChild; child; child = child.nextElementSibling) {
+      const stats = measures.get(child) ?? EMPTY_STATS;
+      const isLabel =
+        (child.tagName === 'P' || child.tagName === 'DIV') &&
+        stats.links === 1 &&
+        stats.chars <= LABEL_MAX_CHARS &&
+        linkDensity(stats) >= LABEL_LINK_DENSITY &&
+        !child.querySelector('h1, h2, h3, h4, h5, h6');
+      if (!isLabel) {
+        walk(child);
+        continue;
+      }
+      const text = (child.textContent ?? '').trim().toLowerCase().replace(/\s+/g, ' ');
+      labels.set(text, [...(labels.get(text) ?? []), child]);
+    }
+  };
+  walk(root);
+  for (const copies of labels.values()) if (copies.length > 1) for (const el of copies) el.remove();
+}
+
+/**
  * Inside the chosen content: drops link lists (menus, tag lists, "more stories") that are a
- * small part of it, paragraphs that only point to another story of the site, and blocks
- * announced by headings such as "Related" or "Share this". A large link-dense block is kept
- * whole: on a listing page the grid of linked items is the content.
+ * small part of it, link labels repeated on every item, paragraphs that only point to another
+ * story of the site, and blocks announced by headings such as "Related" or "Share this". A large
+ * link-dense block is kept whole: on a listing page the grid of linked items is the content.
  */
 export function dropExtras(root: Element, measures: Measures, pageUrl?: string): void {
+  dropRepeatedLabels(root, measures);
   const total = measures.get(root)?.content || 1;
   const site = pageUrl ? siteOf(pageUrl) : '';
   const totalChars = measures.get(root)?.chars || 1;
