@@ -328,3 +328,16 @@ describe('mainContent on a round-up with a button under every item', () => {
     expect(markdown).toContain('The harbour guide');
   });
 });
+
+describe('mainContent on an article that is not in English', () => {
+  const page = `<!doctype html><html><body>${navigation}<article><h1>O cais será reconstruído</h1>
+    <p>${sentence('primeiro', 1)}</p><p>${sentence('segundo', 2)}</p>
+    <h3>Leia também</h3><p>O porto ganha um novo mercado de peixe na ponta leste, com bancas abertas todos os dias da semana.</p></article>${footer}</body></html>`;
+  const markdown = extract(page);
+
+  it('cuts what follows a "read also" heading in another language', () => {
+    expect(markdown).toContain('primeiro report number 1');
+    expect(markdown).not.toContain('Leia também');
+    expect(markdown).not.toContain('mercado de peixe');
+  });
+});

@@ -9,6 +9,7 @@ import {
   CONSENT_NAMES,
   CONTENT_NAMES,
   EXTRAS_HEADINGS,
+  EXTRAS_HEADINGS_OTHER_LANGUAGES,
   EXTRAS_TAIL_SHARE,
   FURNITURE_ROLES,
   FURNITURE_TAGS,
@@ -274,7 +275,7 @@ export function dropExtras(root: Element, measures: Measures, pageUrl?: string):
       const stats = measures.get(child) ?? EMPTY_STATS;
       if (HEADING.test(child.tagName) && child.tagName !== 'H1') {
         const text = (child.textContent ?? '').trim();
-        if (text.length < 60 && EXTRAS_HEADINGS.test(text)) {
+        if (text.length < 60 && (EXTRAS_HEADINGS.test(text) || EXTRAS_HEADINGS_OTHER_LANGUAGES.test(text))) {
           // Everything after the heading in its container belongs to it, unless that is most of the content.
           let tail = 0;
           for (let sibling = next; sibling; sibling = sibling.nextElementSibling) tail += (measures.get(sibling) ?? EMPTY_STATS).content;
