@@ -261,7 +261,7 @@ describe('mainContent on an article with photos and pointers to other stories', 
     <h1>Council votes to rebuild the old quay</h1>
     <figure><img src="https://news.example/quay.jpg" alt="The quay"><figcaption>The old quay at low tide, photographed last spring.</figcaption></figure>
     <p>${sentence('first', 1)}</p>
-    <div class="gallery"><img src="https://news.example/pier.jpg" alt="The pier"><div class="caption"><div class="caption-full"><p>Fishermen mend their nets on the east pier on Tuesday morning.</p></div><div class="caption-truncated"><p>Fishermen mend their nets...</p></div></div><span class="photo-credit">Photo: Ann Smith, Harbour Times</span></div>
+    <div class="gallery"><img src="https://news.example/pier.jpg" alt="The pier"><div class="caption"><div class="caption-full"><p>Fishermen mend their nets on the east pier on Tuesday morning.</p></div><div class="caption-truncated"><p>Fishermen mend their nets...</p></div></div><span class="photoCredit">Photo: Ann Smith, Harbour Times</span></div>
     <p>${sentence('second', 2)}</p>
     <p><strong><a href="https://www.news.example/story/ferry">READ MORE: Ferry strike ends after three days</a></strong></p>
     <p>${sentence('third', 3)}</p>

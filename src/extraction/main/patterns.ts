@@ -145,6 +145,8 @@ export const MIN_BLOCK_CHARS = 25;
  * screen-reader text (`rating__caption-sr`): those name how text looks, not what it is.
  */
 export const CAPTION_TOKEN = /(^|[_-])(caption|credit)s?($|[_-](?!(xs|s|m|l|xl|sm|md|lg|small|medium|large|sr)($|[_-])))/i;
+/** ... or a camelCase word of one (`newsCaption`, `imageCredit`, `leadMediaCaption`). */
+export const CAPTION_CAMEL_TOKEN = /[a-z](Caption|Credit)s?($|[A-Z_-])/;
 export const TYPE_STYLE_TOKEN = /(^|[_-])(text|typography)[_-]/i;
 
 /**

@@ -4,6 +4,7 @@ import {
   ARTICLE_BODY_NAMES,
   BOILERPLATE_NAMES,
   BOILERPLATE_WORDS,
+  CAPTION_CAMEL_TOKEN,
   CAPTION_TOKEN,
   COMMENT_NAMES,
   CONSENT_NAMES,
@@ -351,7 +352,7 @@ const CAPTION_WRAPPER_PARAGRAPHS = 3;
 function isCaption(el: Element): boolean {
   if (el.tagName === 'FIGCAPTION') return true;
   const names = namesOf(el);
-  if (!names || !names.split(/\s+/).some((token) => CAPTION_TOKEN.test(token) && !TYPE_STYLE_TOKEN.test(token))) return false;
+  if (!names || !names.split(/\s+/).some((token) => (CAPTION_TOKEN.test(token) || CAPTION_CAMEL_TOKEN.test(token)) && !TYPE_STYLE_TOKEN.test(token))) return false;
   return !el.querySelector(CAPTION_WRAPPER_CONTENT) && el.getElementsByTagName('p').length < CAPTION_WRAPPER_PARAGRAPHS;
 }
 
