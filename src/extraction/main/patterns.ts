@@ -147,6 +147,7 @@ export const MIN_BLOCK_CHARS = 25;
 export const CAPTION_TOKEN = /(^|[_-])(caption|credit)s?($|[_-](?!(xs|s|m|l|xl|sm|md|lg|small|medium|large|sr)($|[_-])))/i;
 /** ... or a camelCase word of one (`newsCaption`, `imageCredit`, `leadMediaCaption`). */
 export const CAPTION_CAMEL_TOKEN = /[a-z](Caption|Credit)s?($|[A-Z_-])/;
+/** A type style's token (`text-caption`, `typography-card-caption`): it says how text looks. */
 export const TYPE_STYLE_TOKEN = /(^|[_-])(text|typography)[_-]/i;
 
 /**
