@@ -199,6 +199,7 @@ async function run(name: string, extractor: Extractor, articles: Page[], wcxb: P
   const mean = (scores: [number, number, number][], i: number) => scores.reduce((sum, s) => sum + s[i]!, 0) / scores.length;
   console.log(`\n${name}`);
   console.log(`  article-extraction (${articles.length}): F1 ${a.f1.toFixed(3)}  P ${a.p.toFixed(3)}  R ${a.r.toFixed(3)}  ${fmt(articles.length / a1.seconds)} pages/s`);
+  if (wcxb.length === 0) return;
   console.log(`  wcxb-dev (${wcxb.length}): F1 ${mean(all, 2).toFixed(3)}  P ${mean(all, 0).toFixed(3)}  R ${mean(all, 1).toFixed(3)}  ${fmt(wcxb.length / w1.seconds)} pages/s`);
   const types = [...byType.entries()].sort(([x], [y]) => x.localeCompare(y));
   console.log(`  per type F1: ${types.map(([type, scores]) => `${type} ${mean(scores, 2).toFixed(3)} (${scores.length})`).join(', ')}`);
