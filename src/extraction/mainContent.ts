@@ -8,8 +8,8 @@ import { DISCUSSION_DOMINANCE, DOMINANCE, SEMANTIC_SHARE, TEXT_WEIGHT, TITLED_AR
  * 1. `dropNeverContent`: scripts, controls and frames go first, so no later stage counts their text.
  * 2. `measure`: one walk records every element's text, link text and prose weight (`content`),
  *    so the stages compare sizes without re-reading the tree (`textContent` on linkedom is slow).
- * 3. `dropFurniture`: navigation, page headers (not an article's own), footers, asides, forms and blocks named as share bars,
- *    related links, cookie banners, ads or metadata go, unless they hold a large share of the
+ * 3. `dropFurniture`: navigation, page headers (not an article's own), footers, asides, forms and
+ *    blocks named as share bars, related links, cookie banners, ads or metadata go, unless they hold a large share of the
  *    page (then they are a site's odd wrapper, not furniture). A page's `main` overrides size:
  *    what wraps it stays, and furniture beside it goes however large (a legal footer, a cookie
  *    dialog), save blocks only named like boilerplate. Landmarks are noted on the way.
