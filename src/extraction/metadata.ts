@@ -12,11 +12,26 @@ import type { PageMetadata } from '../types';
  */
 type MetaValues = Map<string, string>;
 
+interface JsonLd {
+  text: string;
+  data?: unknown;
+}
+
+function jsonLdOf(script: Element): JsonLd {
+  const text = script.textContent ?? '';
+  try {
+    return { text, data: JSON.parse(text) as unknown };
+  } catch {
+    return { text };
+  }
+}
+
 /** The elements metadata is read from, gathered in one walk of the page. */
 interface MetadataElements {
   metas: Element[];
   links: Element[];
-  jsonLd: Element[];
+  /** Each JSON-LD script's text and, when it parses, its data: parsed once for every reader. */
+  jsonLd: JsonLd[];
   /** The `itemtype` of every microdata item. */
   itemtypes: string[];
   title?: Element;
@@ -38,7 +53,7 @@ function metadataElements(doc: Document): MetadataElements {
       else if (name === 'title') found.title ??= child;
       else if (name === 'template') continue;
       else if (name === 'script') {
-        if (child.getAttribute('type')?.toLowerCase() === 'application/ld+json') found.jsonLd.push(child);
+        if (child.getAttribute('type')?.toLowerCase() === 'application/ld+json') found.jsonLd.push(jsonLdOf(child));
         continue;
       }
       const itemtype = child.getAttribute('itemtype');
@@ -104,15 +119,9 @@ interface JsonLdHints {
 }
 
 /** The first schema.org object that looks like the page's main entity. */
-function jsonLdHints(scripts: Element[]): JsonLdHints {
+function jsonLdHints(scripts: JsonLd[]): JsonLdHints {
   const hints: JsonLdHints = {};
-  for (const script of scripts) {
-    let data: unknown;
-    try {
-      data = JSON.parse(script.textContent ?? '');
-    } catch {
-      continue;
-    }
+  for (const { data } of scripts) {
     const queue: unknown[] = [data];
     while (queue.length > 0) {
       const item = queue.shift();
@@ -233,13 +242,7 @@ function productTypes(value: unknown): number {
 function describesProduct(elements: MetadataElements, metadata: PageMetadata): boolean {
   if (metadata.type && /^(og:)?product\b/i.test(metadata.type)) return true;
   let products = 0;
-  for (const script of elements.jsonLd) {
-    let data: unknown;
-    try {
-      data = JSON.parse(script.textContent ?? '');
-    } catch {
-      continue;
-    }
+  for (const { data } of elements.jsonLd) {
     const top = Array.isArray(data) ? data : [data];
     for (const item of top) {
       if (!item || typeof item !== 'object') continue;
@@ -254,5 +257,5 @@ function describesProduct(elements: MetadataElements, metadata: PageMetadata): b
 
 /** Whether the page declares itself a discussion (a forum thread, a question and its answers) in schema.org terms. */
 function isDiscussion(elements: MetadataElements): boolean {
-  return elements.itemtypes.some((itemtype) => DISCUSSION_ITEMTYPE.test(itemtype)) || elements.jsonLd.some((script) => DISCUSSION_JSON_LD.test(script.textContent ?? ''));
+  return elements.itemtypes.some((itemtype) => DISCUSSION_ITEMTYPE.test(itemtype)) || elements.jsonLd.some((script) => DISCUSSION_JSON_LD.test(script.text));
 }
