@@ -341,3 +341,26 @@ describe('mainContent on an article that is not in English', () => {
     expect(markdown).not.toContain('mercado de peixe');
   });
 });
+
+describe('mainContent on a product page with recommendation carousels', () => {
+  const card = (label: string, i: number) =>
+    `<li class="card"><h3>${label} lamp ${i}</h3>` +
+    `<p>Brass desk lamp with a linen shade, nearly new, ships from Leeds.</p><p>£${20 + i}.00</p></li>`;
+  const cards = (label: string) => [0, 1, 2, 3].map((i) => card(label, i)).join('');
+  const viewed = `<section><div><h2>People who viewed this item also viewed</h2></div>
+    <ul>${cards('Viewed')}</ul></section>`;
+  const page = `<!doctype html><html><body>${navigation}<div class="item-page">
+    <div class="summary"><h1>Harbour desk lamp</h1><p>${sentence('lamp', 1)}</p></div>
+    <div class="river">${viewed}
+      <div class="about"><h2>About this item</h2><p>${sentence('condition', 2)}</p></div></div>
+    <div class="bottom"><div><h2>Similar items</h2><ul>${cards('Similar')}</ul></div></div>
+    </div>${footer}</body></html>`;
+  const markdown = extract(page);
+
+  it('drops the carousels beside the product, and keeps what follows one set as a section', () => {
+    expect(markdown).toContain('lamp report number 1');
+    expect(markdown).toContain('condition report number 2');
+    expect(markdown).not.toContain('Viewed lamp');
+    expect(markdown).not.toContain('Similar lamp');
+  });
+});

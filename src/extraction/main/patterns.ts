@@ -130,6 +130,17 @@ export const LIST_ITEM_TAGS = new Set(['LI', 'ARTICLE', 'TR', 'DT', 'DD']);
  */
 export const EXTRAS_HEADINGS =
   /^(\W*\d*\s*(top |most |latest |recent |reader |user )?(rated |recent )?(comments?|responses?|replies|reactions)\b|related\b|read (more|next|also)\b|more (from|on|in|stories|articles|news|like this)\b|recommended\b|you (may|might|will) (also )?(like|enjoy|be interested)|popular\b|trending\b|share (this|the)\b|follow us\b|tags?:?$|leave a (reply|comment)|post a comment|join the (conversation|discussion)|about the author|see also$|also read\b|latest (news|stories|articles|posts)|recent posts|most (read|popular|viewed|shared)\b|sponsored\b|advertisement\b|newsletter\b|sign up\b|subscribe\b|don't miss\b|further reading)/i;
+/**
+ * Headings of a shop's recommendation carousels beside its product ("Similar items", "People who
+ * viewed this item also viewed", "Customers also bought", "Shop the look"): other products.
+ */
+export const RECOMMENDATION_HEADINGS = new RegExp(
+  '^\\W*(similar (items|products)\\b|explore related\\b|frequently bought together|' +
+    'recently viewed\\b|' +
+    '(people|customers|others)( like you)? (who )?(also )?(viewed|bought|purchased)\\b|' +
+    '(get|shop|complete) the look\\b)',
+  'i',
+);
 /** The same headings in the languages most often met besides English (Portuguese, Spanish, French, German, Italian, Russian). */
 export const EXTRAS_HEADINGS_OTHER_LANGUAGES =
   /^(\W*(comentários|comentarios|commentaires|kommentare|commenti|комментари|отзывы|veja também|leia também|lee también|lire aussi|leggi anche|lesen sie auch|читайте также|смотрите также|você pode gostar|te puede interesar|vous aimerez|das könnte sie|potrebbe interessarti|mais lidas|más leídas|les plus lus|meistgelesen|più letti|самые популярные|популярные|похожие|notícias relacionadas|artigos relacionados|noticias relacionadas|artículos relacionados|articles similaires|articoli correlati|ähnliche artikel))/i;

@@ -30,6 +30,7 @@ import {
   OWN_CONTENT_SHARE,
   PROMO_LINK_DENSITY,
   QUOTATION_SHARE,
+  RECOMMENDATION_HEADINGS,
   REVIEW_NAMES,
   SHOWN_WIDE_CLASSES,
   THREAD_SHARE,
@@ -256,6 +257,12 @@ function dropRepeatedLabels(root: Element, measures: Measures): void {
   for (const copies of labels.values()) if (copies.length > 1) for (const el of copies) el.remove();
 }
 
+/** A heading that announces extras: related stories, comments, a shop's recommendations. */
+function isExtrasHeading(text: string): boolean {
+  const kinds = [EXTRAS_HEADINGS, EXTRAS_HEADINGS_OTHER_LANGUAGES, RECOMMENDATION_HEADINGS];
+  return kinds.some((words) => words.test(text));
+}
+
 /**
  * Inside the chosen content: drops link lists (menus, tag lists, "more stories") that are a
  * small part of it, link labels repeated on every item, paragraphs that only point to another
@@ -276,7 +283,7 @@ export function dropExtras(root: Element, measures: Measures, pageUrl?: string):
       const stats = measures.get(child) ?? EMPTY_STATS;
       if (HEADING.test(child.tagName) && child.tagName !== 'H1') {
         const text = (child.textContent ?? '').trim();
-        if (text.length < 60 && (EXTRAS_HEADINGS.test(text) || EXTRAS_HEADINGS_OTHER_LANGUAGES.test(text))) {
+        if (text.length < 60 && isExtrasHeading(text)) {
           // Everything after the heading in its container belongs to it, unless that is most of the content.
           let tail = 0;
           for (let sibling = next; sibling; sibling = sibling.nextElementSibling) tail += (measures.get(sibling) ?? EMPTY_STATS).content;
@@ -327,11 +334,15 @@ function likeItems(el: Element): Set<string | undefined> {
   return items;
 }
 
-/** Removes what follows each wrapper that `heading` opens, up to `root`, while that is a minor part of the content. */
+/**
+ * Removes what follows each wrapper that `heading` opens, up to `root`, while that is a minor
+ * part of the content. A `<section>` the heading opens is all it titles: a shop's carousel set as
+ * a section is followed by the product's own details.
+ */
 function cutAfterWrappers(heading: Element, root: Element, measures: Measures, total: number): void {
   let box = heading.parentElement;
   let first: Element = heading;
-  while (box && box !== root && box.firstElementChild === first) {
+  while (box && box !== root && box.firstElementChild === first && box.tagName !== 'SECTION') {
     let tail = 0;
     for (let sibling = box.nextElementSibling; sibling; sibling = sibling.nextElementSibling) tail += (measures.get(sibling) ?? EMPTY_STATS).content;
     if (tail > EXTRAS_TAIL_SHARE * total) return;
