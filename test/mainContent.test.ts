@@ -364,3 +364,27 @@ describe('mainContent on a product page with recommendation carousels', () => {
     expect(markdown).not.toContain('Similar lamp');
   });
 });
+
+describe('mainContent on a listing whose items name their parts like furniture', () => {
+  const entry = (i: number) => `<dt><a href="/abs/${i}">Paper ${i}</a></dt><dd><div class="meta">
+      <div class="list-title">Title: Tide gauges and the harbour quay, study ${i}</div>
+      <div class="list-authors">Ann Pier, Tom Wharf and the harbour survey team</div></div></dd>`;
+  const job = (i: number) => `<li class="job"><a href="/job/${i}">
+      <div class="job__header"><h3>Deckhand ${i}</h3></div>
+      <div class="job__meta"><span class="job__date">${i}d</span></div>
+      <p>Crew wanted for the north quay, number ${i}.</p></a></li>`;
+  const page = `<!doctype html><html><body>${navigation}<main><h1>Harbour listings</h1>
+    <dl>${[1, 2, 3].map(entry).join('')}</dl>
+    <ul class="jobs">${[1, 2, 3].map(job).join('')}</ul>
+    <div class="meta">Posted by the harbour office</div></main>${footer}</body></html>`;
+  const markdown = extract(page);
+
+  it('keeps the parts every item repeats, and drops their short bylines', () => {
+    for (const i of [1, 2, 3]) {
+      expect(markdown).toContain(`Tide gauges and the harbour quay, study ${i}`);
+      expect(markdown).toContain(`Deckhand ${i}`);
+    }
+    expect(markdown).not.toMatch(/\b2d\b/);
+    expect(markdown).not.toContain('Posted by the harbour office');
+  });
+});

@@ -41,9 +41,30 @@ export const OVERLAY_NAMES = /(^|[\s_-])(cookie|consent|gdpr|popup|modal|overlay
 export const CONSENT_NAMES =
   /(^|\s)(onetrust|ot-sdk|cybotcookiebot|cookiebot|didomi|qc-cmp|usercentrics|truste|cookie-?(banner|notice|consent|bar|popup|law|wall|dialog|modal|settings|preferences)|consent-?(banner|manager|sdk|popup|modal|dialog|bar|wrapper)|gdpr-?(banner|notice|consent))/i;
 
-/** Whole class/id words of boilerplate that would match too much as prefixes (`ad` in `address`, `header` in `header-title`). */
-export const BOILERPLATE_WORDS =
-  /(^|[\s_-])(ad|ads|adslot|dfp|meta|date|time|author|hashtags?|crumbs?|notice|header|footer|banner|menu|nav|print|promo|reactions|updated|posted-?on|timestamp|dateline|disclaimer|copyright|toolbar|masthead|categories)($|[\s_-])/i;
+/** Any of `words` as a whole word of a class or id, words split on space, `-` and `_`. */
+function wholeWords(words: string): RegExp {
+  return new RegExp(`(^|[\\s_-])(${words})($|[\\s_-])`, 'i');
+}
+
+/**
+ * Whole class/id words of boilerplate that would match too much as prefixes (`ad` in `address`,
+ * `header` in `header-title`), in three kinds. What a block is: a menu, a toolbar, a notice.
+ */
+export const FURNITURE_WORDS = wholeWords(
+  'hashtags?|crumbs?|notice|menu|nav|print|promo|disclaimer|copyright|toolbar',
+);
+/**
+ * The slots a page's template fills: its header, footer, banner, category bar, ad slots. Every
+ * item of a list may have the same slots (its head, its foot, its tags, a slot a grid fills
+ * with stories): there they are the item's own.
+ */
+export const SLOT_WORDS = wholeWords('header|footer|banner|masthead|categories|ad|ads|adslot|dfp');
+/** What describes an item or a page: its byline, metadata rather than text. */
+export const BYLINE_WORDS = wholeWords(
+  'meta|date|time|author|reactions|updated|posted-?on|timestamp|dateline',
+);
+/** ... unless the block so named holds this share of its item's text: then it is its body. */
+export const ITEM_BODY_SHARE = 0.5;
 
 /**
  * Class names that hide an element by style sheet. Whole class tokens only: `field--label-hidden`
@@ -120,6 +141,8 @@ export const LINK_LIST_SHARE = 0.25;
 
 /** A block with at least this many siblings of its tag and class is a list's entry, kept however many links it holds. */
 export const MIN_LIKE_ITEMS = 3;
+/** How many other blocks (ads, dividers) may stand between two like items of a list. */
+export const LIKE_SIBLING_REACH = 3;
 /** Tags that make an entry of a list even without a class (a bare <p> or <div> does not). */
 export const LIST_ITEM_TAGS = new Set(['LI', 'ARTICLE', 'TR', 'DT', 'DD']);
 

@@ -3,7 +3,7 @@ import { type Measures, type TextStats, EMPTY_STATS, linkDensity } from './measu
 import {
   ARTICLE_BODY_NAMES,
   BOILERPLATE_NAMES,
-  BOILERPLATE_WORDS,
+  BYLINE_WORDS,
   CAPTION_CAMEL_TOKEN,
   CAPTION_TOKEN,
   COMMENT_NAMES,
@@ -14,10 +14,13 @@ import {
   EXTRAS_TAIL_SHARE,
   FURNITURE_ROLES,
   FURNITURE_TAGS,
+  FURNITURE_WORDS,
   HIDDEN_CLASSES,
   HIDDEN_WIDE_CLASSES,
+  ITEM_BODY_SHARE,
   LABEL_LINK_DENSITY,
   LABEL_MAX_CHARS,
+  LIKE_SIBLING_REACH,
   LINK_LIST_SHARE,
   MAX_FURNITURE_SHARE,
   LIST_ITEM_TAGS,
@@ -33,6 +36,7 @@ import {
   RECOMMENDATION_HEADINGS,
   REVIEW_NAMES,
   SHOWN_WIDE_CLASSES,
+  SLOT_WORDS,
   THREAD_SHARE,
   TEXT_COLUMN_SHARE,
   TYPE_STYLE_TOKEN,
@@ -73,13 +77,15 @@ function hiddenByClass(el: Element): boolean {
   return tokens.some((token) => HIDDEN_CLASSES.test(token)) && !tokens.some((token) => SHOWN_WIDE_CLASSES.test(token));
 }
 
+type FurnitureKind = 'certain' | 'named' | undefined;
+
 /**
  * Whether `el` is page furniture, and how sure that is: `certain` for furniture by tag, role or
  * hiding, and for overlays (cookie dialogs, pop-ups) by name; `named` for the rest of the
  * boilerplate names, which a site may also give to a region of its content ("more-ads" around a
- * listing's second half).
+ * listing's second half), save a part that every item of a list repeats.
  */
-function furnitureKind(el: Element, inArticle: boolean): 'certain' | 'named' | undefined {
+function furnitureKind(el: Element, inArticle: boolean, measures: Measures): FurnitureKind {
   // An article's own <header> holds its headline and standfirst: on a listing, each item's title.
   if (FURNITURE_TAGS.has(el.tagName) && !(inArticle && el.tagName === 'HEADER')) return 'certain';
   const role = el.getAttribute('role');
@@ -91,7 +97,66 @@ function furnitureKind(el: Element, inArticle: boolean): 'certain' | 'named' | u
   const names = namesOf(el);
   if (!names || CONTENT_NAMES.test(names)) return undefined;
   if (OVERLAY_NAMES.test(names)) return 'certain';
-  return BOILERPLATE_NAMES.test(names) || BOILERPLATE_WORDS.test(names) ? 'named' : undefined;
+  if (BOILERPLATE_NAMES.test(names) || FURNITURE_WORDS.test(names)) return 'named';
+  const described = SLOT_WORDS.test(names) || BYLINE_WORDS.test(names);
+  return described && !isItemPart(el, names, measures) ? 'named' : undefined;
+}
+
+/**
+ * A part of one of a run of like items that the item beside it repeats (each job's
+ * `listing__header`, each grid's `read-more-ad` wrapper): the items' own structure, not furniture
+ * set among them; an ad placed between the items is no part of one. A part named as a byline
+ * (`meta`, `date`, `author`) is the item's metadata unless it holds most of the item's text (each
+ * search result's `meta` that holds its title, authors and subjects).
+ */
+function isItemPart(el: Element, names: string, measures: Measures): boolean {
+  const cls = el.getAttribute('class');
+  const item = cls ? enclosingItem(el) : undefined;
+  if (!item || !cls) return false;
+  const copied = (other?: Element) => other !== undefined && holdsCopy(other, el.tagName, cls);
+  if (!copied(item.before) && !copied(item.after)) return false;
+  if (!BYLINE_WORDS.test(names)) return true;
+  const itemChars = measures.get(item.el)?.chars ?? 0;
+  return (measures.get(el)?.chars ?? 0) >= ITEM_BODY_SHARE * itemChars;
+}
+
+/** One of a run of like blocks, with the nearest of its like siblings on either side. */
+interface Item {
+  el: Element;
+  before?: Element;
+  after?: Element;
+}
+
+/** The nearest block around `el` that has a sibling of its tag and class: one of a run of items. */
+function enclosingItem(el: Element): Item | undefined {
+  for (let item = el.parentElement; item; item = item.parentElement) {
+    const key = itemKey(item);
+    if (key === undefined) continue;
+    const before = likeSibling(item, key, (sibling) => sibling.previousElementSibling);
+    const after = likeSibling(item, key, (sibling) => sibling.nextElementSibling);
+    if (before || after) return { el: item, before, after };
+  }
+  return undefined;
+}
+
+type Step = (el: Element) => Element | null;
+
+/** The nearest sibling of `item` keyed `key`, past a few others (ads set between the items). */
+function likeSibling(item: Element, key: string, step: Step): Element | undefined {
+  let sibling = step(item);
+  for (let i = 0; sibling && i < LIKE_SIBLING_REACH; i++, sibling = step(sibling)) {
+    if (itemKey(sibling) === key) return sibling;
+  }
+  return undefined;
+}
+
+/** Whether `item` holds a block of this tag and class. */
+function holdsCopy(item: Element, tagName: string, cls: string): boolean {
+  const copies = item.getElementsByClassName(cls.trim().split(/\s+/)[0]!);
+  for (let i = 0; i < copies.length; i++) {
+    if (copies[i]!.tagName === tagName && copies[i]!.getAttribute('class') === cls) return true;
+  }
+  return false;
 }
 
 /**
@@ -137,7 +202,7 @@ export function dropFurniture(root: Element, measures: Measures): Landmarks {
     for (let child = el.firstElementChild; child; ) {
       const next = child.nextElementSibling;
       const stats = measures.get(child) ?? EMPTY_STATS;
-      const kind = furnitureKind(child, inArticle);
+      const kind = furnitureKind(child, inArticle, measures);
       // A consent block that wraps the page's own landmarks is a page-state class on a wrapper.
       if (CONSENT_NAMES.test(namesOf(child)) && !child.querySelector('main, article, [role="main"]')) {
         child.remove();
