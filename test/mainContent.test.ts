@@ -388,3 +388,30 @@ describe('mainContent on a listing whose items name their parts like furniture',
     expect(markdown).not.toContain('Posted by the harbour office');
   });
 });
+
+describe('mainContent on a thread whose comments are each set in a form', () => {
+  const text = (i: number) =>
+    `Reply ${i}: I had the same problem with mine, and cleaning the fuel filter fixed it for me.`;
+  const reply = (i: number) => `<div class="thing comment"><p class="tagline">sailor${i}</p>
+    <form action="#" class="usertext"><input type="hidden" name="thing_id" value="t1_${i}">
+    <div class="md"><p>${text(i)}</p></div></form></div>`;
+  const rules = `<p>${sentence('forum rules', 1)}</p><p>${sentence('forum rules', 2)}</p>`;
+  const page = `<!doctype html><html><body>${navigation}
+    <div class="side"><form action="/search"><input type="text" name="q">
+    <p>Search the harbour forum for older threads about engines, and read the rules first.</p>
+    </form><div class="titlebox"><form action="#" class="usertext">${rules}</form></div></div>
+    <div class="content" role="main">
+    <p class="title"><a href="https://boats.example/outboard">My outboard stalls</a></p>
+    <div class="commentarea">${[1, 2, 3, 4].map(reply).join('')}</div></div>
+    ${footer}</body></html>`;
+  const markdown = extract(page);
+
+  it('keeps comments set in forms with no field: the thread of the main region', () => {
+    for (let i = 1; i <= 4; i++) expect(markdown).toContain(`Reply ${i}:`);
+  });
+
+  it('drops a form a reader fills in, and the sidebar beside the main region', () => {
+    expect(markdown).not.toContain('Search the harbour forum');
+    expect(markdown).not.toContain('forum rules report');
+  });
+});

@@ -6,6 +6,7 @@ import { DISCUSSION_DOMINANCE, DOMINANCE, SEMANTIC_SHARE, TEXT_WEIGHT, TITLED_AR
  * The main content of a page, in named stages (each explains why it exists):
  *
  * 1. `dropNeverContent`: scripts, controls and frames go first, so no later stage counts their text.
+ *    It notes the forms that held a field: a form with none is a wrapper, not furniture.
  * 2. `measure`: one walk records every element's text, link text and prose weight (`content`),
  *    so the stages compare sizes without re-reading the tree (`textContent` on linkedom is slow).
  * 3. `dropFurniture`: navigation, page headers (not an article's own), footers, asides, forms and
@@ -18,7 +19,8 @@ import { DISCUSSION_DOMINANCE, DOMINANCE, SEMANTIC_SHARE, TEXT_WEIGHT, TITLED_AR
  *    stay. On a product page (the caller says so from its Open Graph type or schema.org data)
  *    customers' reviews are comments too. On a page that declares itself a discussion
  *    (schema.org DiscussionForumPosting or QAPage, read with the metadata) a comment-named block
- *    holding most of the page is the thread itself and stays.
+ *    holding most of the page is the thread itself and stays. Comments inside the page's `main`
+ *    are weighed against the rest of that main, not against a sidebar beside it.
  * 5. `contentRoot`: the region the page marks as its content (`itemprop=articleBody`, the
  *    `article` that holds the headline, one dominant `article`, `main`), when it holds a real
  *    share of the prose; else the body.
@@ -136,12 +138,12 @@ function descend(root: Element, measures: Measures, discussion: boolean): Elemen
 export function mainContent(doc: Document, page: PageKind = {}): Node | undefined {
   const body = doc.body;
   if (!body) return undefined;
-  dropNeverContent(body);
+  const formsWithFields = dropNeverContent(body);
   let measures = measure(body);
   if (contentOf(measures, body) === 0) return undefined;
-  const landmarks = dropFurniture(body, measures);
+  const landmarks = dropFurniture(body, measures, formsWithFields);
   measures = measure(body);
-  dropComments(body, measures, page);
+  dropComments(body, measures, page, landmarks.mains);
   measures = measure(body);
   const title = titleHeading(body);
   const root = descend(contentRoot(body, measures, landmarks, title), measures, page.discussion ?? false);

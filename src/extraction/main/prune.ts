@@ -57,17 +57,30 @@ export interface Landmarks {
   mains: Element[];
 }
 
-/** Removes what can never be read as content: scripts, controls, embedded frames. */
-export function dropNeverContent(root: Element): void {
-  const walk = (el: Element): void => {
+/** A control a reader fills in: a form holding one is a form, not a wrapper that posts back. */
+function isField(el: Element): boolean {
+  if (el.tagName === 'INPUT') return el.getAttribute('type')?.toLowerCase() !== 'hidden';
+  return el.tagName === 'TEXTAREA' || el.tagName === 'SELECT';
+}
+
+/**
+ * Removes what can never be read as content: scripts, controls, embedded frames. Returns the
+ * forms that held a field, noted before the controls go: a `<form>` with none (old Reddit wraps
+ * every comment's text in one) is furniture by name only, not by tag.
+ */
+export function dropNeverContent(root: Element): Set<Element> {
+  const withFields = new Set<Element>();
+  const walk = (el: Element, form: Element | undefined): void => {
     for (let child = el.firstElementChild; child; ) {
       const next = child.nextElementSibling;
+      if (form && isField(child)) withFields.add(form);
       if (NEVER_CONTENT_TAGS.has(child.tagName)) child.remove();
-      else walk(child);
+      else walk(child, child.tagName === 'FORM' ? child : form);
       child = next;
     }
   };
-  walk(root);
+  walk(root, undefined);
+  return withFields;
 }
 
 /** Hidden by a style-sheet class, as a desktop browser shows the page. */
@@ -85,9 +98,11 @@ type FurnitureKind = 'certain' | 'named' | undefined;
  * boilerplate names, which a site may also give to a region of its content ("more-ads" around a
  * listing's second half), save a part that every item of a list repeats.
  */
-function furnitureKind(el: Element, inArticle: boolean, measures: Measures): FurnitureKind {
+function furnitureKind(el: Element, inArticle: boolean, measures: Measures, formsWithFields: Set<Element>): FurnitureKind {
   // An article's own <header> holds its headline and standfirst: on a listing, each item's title.
-  if (FURNITURE_TAGS.has(el.tagName) && !(inArticle && el.tagName === 'HEADER')) return 'certain';
+  const ownHeader = inArticle && el.tagName === 'HEADER';
+  const fieldless = el.tagName === 'FORM' && !formsWithFields.has(el);
+  if (FURNITURE_TAGS.has(el.tagName) && !ownHeader && !fieldless) return 'certain';
   const role = el.getAttribute('role');
   if (role && FURNITURE_ROLES.test(role)) return 'certain';
   if (el.getAttribute('aria-modal') === 'true') return 'certain';
@@ -185,7 +200,11 @@ function isQuotation(el: Element, measures: Measures): boolean {
  * landmarks that mark the content. A furniture block holding a large share of the page's
  * content is kept: some sites wrap the whole page in a `<form>` or a `sidebar-layout` div.
  */
-export function dropFurniture(root: Element, measures: Measures): Landmarks {
+export function dropFurniture(
+  root: Element,
+  measures: Measures,
+  formsWithFields: Set<Element>,
+): Landmarks {
   const total = measures.get(root)?.content || 1;
   const landmarks: Landmarks = { articleBodies: [], articles: [], mains: [] };
   // A page that marks its content with <main> says where it is: a block around that main is a
@@ -202,7 +221,7 @@ export function dropFurniture(root: Element, measures: Measures): Landmarks {
     for (let child = el.firstElementChild; child; ) {
       const next = child.nextElementSibling;
       const stats = measures.get(child) ?? EMPTY_STATS;
-      const kind = furnitureKind(child, inArticle, measures);
+      const kind = furnitureKind(child, inArticle, measures, formsWithFields);
       // A consent block that wraps the page's own landmarks is a page-state class on a wrapper.
       if (CONSENT_NAMES.test(namesOf(child)) && !child.querySelector('main, article, [role="main"]')) {
         child.remove();
@@ -234,8 +253,12 @@ export interface PageKind extends Partial<PageSigns> {
  * loses them however long the discussion is: a short post that opens a blog's open thread is
  * still the page's own text.
  */
-export function dropComments(root: Element, measures: Measures, page: PageKind): void {
-  const total = measures.get(root)?.content || 1;
+export function dropComments(
+  root: Element,
+  measures: Measures,
+  page: PageKind,
+  mains: Element[] = [],
+): void {
   const found: Element[] = [];
   let markedBody = false;
   const walk = (el: Element): void => {
@@ -256,6 +279,11 @@ export function dropComments(root: Element, measures: Measures, page: PageKind):
     }
   };
   walk(root);
+  // The page's own text is weighed inside the <main> that holds the comments: a sidebar beside
+  // it (a forum's rules and links) is not a post the replies could be comments on.
+  const holds = (main: Element) => main.isConnected && found.every((el) => main.contains(el));
+  const scope = (found.length > 0 && mains.find(holds)) || root;
+  const total = measures.get(scope)?.content || 1;
   // On a discussion page a comment-named block holding most of the page is the thread itself,
   // and its opening post beside it may be named "discussion": all of it stays.
   if (page.discussion && found.some((el) => (measures.get(el)?.content ?? 0) >= THREAD_SHARE * total)) return;
