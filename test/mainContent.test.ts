@@ -415,3 +415,24 @@ describe('mainContent on a thread whose comments are each set in a form', () => 
     expect(markdown).not.toContain('forum rules report');
   });
 });
+
+describe('mainContent on a product page that renders its description from script data', () => {
+  const ld = (description: string) =>
+    `<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product",` +
+    `"name":"Harbour socks","description":"${description}"}</script>`;
+  const details = [1, 2, 3].map((i) => `<p>${sentence('sock', i)}</p>`).join('');
+  const body = `${navigation}<main><h1>Harbour socks</h1><p>€17</p>${details}</main>${footer}`;
+  const page = (description: string) =>
+    `<!doctype html><html><head>${ld(description)}</head><body>${body}</body></html>`;
+
+  it('adds the description after the title when the content lacks it', () => {
+    const description = 'Knitted from <b>merino</b> wool &amp; cotton, for long walks on the pier.';
+    const markdown = extract(page(description));
+    expect(markdown).toMatch(/# Harbour socks\s+Knitted from merino wool & cotton, for long walks/);
+  });
+
+  it('adds nothing when the content already holds the description', () => {
+    const markdown = extract(page('The sock report number 2 describes how the council met again.'));
+    expect(markdown.match(/sock report number 2/g)).toHaveLength(1);
+  });
+});

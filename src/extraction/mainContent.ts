@@ -1,6 +1,13 @@
 import { measure, type Measures } from './main/measure';
 import { dropCaptions, dropComments, dropExtras, dropFurniture, dropNeverContent, type Landmarks, type PageKind } from './main/prune';
-import { DISCUSSION_DOMINANCE, DOMINANCE, SEMANTIC_SHARE, TEXT_WEIGHT, TITLED_ARTICLE_SHARE } from './main/patterns';
+import {
+  DESCRIPTION_PRESENT_SHARE,
+  DISCUSSION_DOMINANCE,
+  DOMINANCE,
+  SEMANTIC_SHARE,
+  TEXT_WEIGHT,
+  TITLED_ARTICLE_SHARE,
+} from './main/patterns';
 
 /**
  * The main content of a page, in named stages (each explains why it exists):
@@ -37,6 +44,8 @@ import { DISCUSSION_DOMINANCE, DOMINANCE, SEMANTIC_SHARE, TEXT_WEIGHT, TITLED_AR
  * 8. `dropCaptions`: image captions and photo credits go; the story reads without them.
  * 9. The page's h1 headline is put back on top when the content starts below it. Only an h1
  *    that survived pruning counts: a site name set as h1 in the page header is furniture.
+ * 10. On a product page, the product's description from its schema.org data goes after the
+ *    title when the content lacks it.
  */
 
 /** Blocks that are content themselves: `descend` stops above them. */
@@ -152,5 +161,36 @@ export function mainContent(doc: Document, page: PageKind = {}): Node | undefine
   const result = doc.createElement('div');
   if (title && !root.contains(title)) result.appendChild(title.cloneNode(true));
   result.appendChild(root);
+  if (page.productDescription) addDescription(result, root, title, page.productDescription);
   return result;
+}
+
+const WORD = /[\p{L}\p{N}]+/gu;
+
+/** The share of `text`'s distinct words that `within` holds. */
+function wordShare(text: string, within: string): number {
+  const words = new Set(text.toLowerCase().match(WORD) ?? []);
+  if (words.size === 0) return 1;
+  const present = new Set(within.toLowerCase().match(WORD) ?? []);
+  let found = 0;
+  for (const word of words) if (present.has(word)) found++;
+  return found / words.size;
+}
+
+/**
+ * Stage 10: a product's description, from its schema.org data, when the content lacks it. Some
+ * shops render it only from their scripts' data, and the region chosen may miss it: it is the
+ * product's own text, so it goes after the title.
+ */
+function addDescription(
+  result: Element,
+  root: Element,
+  title: Element | undefined,
+  description: string,
+): void {
+  if (wordShare(description, result.textContent ?? '') >= DESCRIPTION_PRESENT_SHARE) return;
+  const paragraph = result.ownerDocument.createElement('p');
+  paragraph.textContent = description;
+  if (title && root.contains(title)) title.after(paragraph);
+  else root.before(paragraph);
 }

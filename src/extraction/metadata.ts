@@ -12,26 +12,11 @@ import type { PageMetadata } from '../types';
  */
 type MetaValues = Map<string, string>;
 
-interface JsonLd {
-  text: string;
-  data?: unknown;
-}
-
-function jsonLdOf(script: Element): JsonLd {
-  const text = script.textContent ?? '';
-  try {
-    return { text, data: JSON.parse(text) as unknown };
-  } catch {
-    return { text };
-  }
-}
-
 /** The elements metadata is read from, gathered in one walk of the page. */
 interface MetadataElements {
   metas: Element[];
   links: Element[];
-  /** Each JSON-LD script's text and, when it parses, its data: parsed once for every reader. */
-  jsonLd: JsonLd[];
+  jsonLd: Element[];
   /** The `itemtype` of every microdata item. */
   itemtypes: string[];
   title?: Element;
@@ -53,7 +38,7 @@ function metadataElements(doc: Document): MetadataElements {
       else if (name === 'title') found.title ??= child;
       else if (name === 'template') continue;
       else if (name === 'script') {
-        if (child.getAttribute('type')?.toLowerCase() === 'application/ld+json') found.jsonLd.push(jsonLdOf(child));
+        if (child.getAttribute('type')?.toLowerCase() === 'application/ld+json') found.jsonLd.push(child);
         continue;
       }
       const itemtype = child.getAttribute('itemtype');
@@ -118,10 +103,26 @@ interface JsonLdHints {
   type?: string;
 }
 
+/**
+ * Every JSON-LD block of the page, parsed once for all that is read from them; a block that does
+ * not parse is left out.
+ */
+function parseJsonLd(scripts: Element[]): unknown[] {
+  const blocks: unknown[] = [];
+  for (const script of scripts) {
+    try {
+      blocks.push(JSON.parse(script.textContent ?? ''));
+    } catch {
+      continue;
+    }
+  }
+  return blocks;
+}
+
 /** The first schema.org object that looks like the page's main entity. */
-function jsonLdHints(scripts: JsonLd[]): JsonLdHints {
+function jsonLdHints(blocks: unknown[]): JsonLdHints {
   const hints: JsonLdHints = {};
-  for (const { data } of scripts) {
+  for (const data of blocks) {
     const queue: unknown[] = [data];
     while (queue.length > 0) {
       const item = queue.shift();
@@ -186,6 +187,8 @@ function favicon(links: Element[], base: string): string | undefined {
 export interface PageSigns {
   /** One product, by Open Graph type or schema.org data. */
   product: boolean;
+  /** That product's description in its schema.org data, as plain text. */
+  productDescription?: string;
   /** A forum thread or a question with answers, by schema.org type. */
   discussion: boolean;
 }
@@ -196,13 +199,26 @@ export interface PageSigns {
  */
 export function extractMetadata(doc: Document, pageUrl: string): { metadata: PageMetadata; signs: PageSigns } {
   const elements = metadataElements(doc);
-  const metadata = metadataOf(doc, elements, pageUrl);
-  return { metadata, signs: { product: describesProduct(elements, metadata), discussion: isDiscussion(elements) } };
+  const jsonLd = parseJsonLd(elements.jsonLd);
+  const metadata = metadataOf(doc, elements, jsonLd, pageUrl);
+  const products = jsonLdProducts(jsonLd);
+  const signs: PageSigns = {
+    product: describesProduct(elements, products, metadata),
+    discussion: isDiscussion(elements),
+  };
+  const description = products.length === 1 ? plainText(doc, products[0]!.description) : undefined;
+  if (description) signs.productDescription = description;
+  return { metadata, signs };
 }
 
-function metadataOf(doc: Document, elements: MetadataElements, pageUrl: string): PageMetadata {
+function metadataOf(
+  doc: Document,
+  elements: MetadataElements,
+  jsonLd: unknown[],
+  pageUrl: string,
+): PageMetadata {
   const base = documentBase(doc, pageUrl);
-  const ld = jsonLdHints(elements.jsonLd);
+  const ld = jsonLdHints(jsonLd);
   const meta = metaValues(elements.metas);
   const canonical =
     elements.links.find((link) => link.hasAttribute('href') && (link.getAttribute('rel') ?? '').toLowerCase().split(/\s+/).includes('canonical'))?.getAttribute('href') ?? undefined;
@@ -229,9 +245,30 @@ function metadataOf(doc: Document, elements: MetadataElements, pageUrl: string):
 /** schema.org types of one product (JSON-LD `@type`, microdata `itemtype`). */
 const PRODUCT_TYPE = /^(https?:\/\/schema\.org\/)?(Product|ProductGroup|ProductModel|IndividualProduct)$/i;
 
-function productTypes(value: unknown): number {
-  if (typeof value === 'string') return PRODUCT_TYPE.test(value.trim()) ? 1 : 0;
-  return Array.isArray(value) && value.some((type) => typeof type === 'string' && PRODUCT_TYPE.test(type.trim())) ? 1 : 0;
+function isProductType(value: unknown): boolean {
+  if (typeof value === 'string') return PRODUCT_TYPE.test(value.trim());
+  const named = (type: unknown) => typeof type === 'string' && PRODUCT_TYPE.test(type.trim());
+  return Array.isArray(value) && value.some(named);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object';
+}
+
+/** The schema.org products at the top level of the JSON-LD blocks or in their `@graph`. */
+function jsonLdProducts(blocks: unknown[]): Record<string, unknown>[] {
+  const products: Record<string, unknown>[] = [];
+  const add = (item: unknown): void => {
+    if (isObject(item) && isProductType(item['@type'])) products.push(item);
+  };
+  for (const data of blocks) {
+    for (const item of Array.isArray(data) ? data : [data]) {
+      add(item);
+      const graph = isObject(item) ? item['@graph'] : undefined;
+      if (Array.isArray(graph)) graph.forEach(add);
+    }
+  }
+  return products;
 }
 
 /**
@@ -239,23 +276,33 @@ function productTypes(value: unknown): number {
  * product, or its schema.org data (JSON-LD at the top level or in `@graph`, or microdata) describes
  * exactly one Product; a listing describes many. Read before scripts are removed.
  */
-function describesProduct(elements: MetadataElements, metadata: PageMetadata): boolean {
+function describesProduct(
+  elements: MetadataElements,
+  products: unknown[],
+  metadata: PageMetadata,
+): boolean {
   if (metadata.type && /^(og:)?product\b/i.test(metadata.type)) return true;
-  let products = 0;
-  for (const { data } of elements.jsonLd) {
-    const top = Array.isArray(data) ? data : [data];
-    for (const item of top) {
-      if (!item || typeof item !== 'object') continue;
-      const obj = item as Record<string, unknown>;
-      products += productTypes(obj['@type']);
-      if (Array.isArray(obj['@graph'])) for (const node of obj['@graph']) if (node && typeof node === 'object') products += productTypes((node as Record<string, unknown>)['@type']);
-    }
-  }
-  if (products === 0) products = elements.itemtypes.filter((itemtype) => productTypes(itemtype)).length;
-  return products === 1;
+  if (products.length > 0) return products.length === 1;
+  return elements.itemtypes.filter((itemtype) => isProductType(itemtype)).length === 1;
+}
+
+/** An HTML tag in text; a bare `<` (as in "5 < 6") is no tag. */
+const TAG = /<\/?[a-z][^>]*>/gi;
+
+/**
+ * A description as plain text: markup some shops leave in it goes, written or escaped
+ * (`&lt;p&gt;`). Tags become spaces, so block boundaries still part words, and the page's parser
+ * decodes the entities. A value with no space in it is not prose (some shops URL-encode theirs).
+ */
+function plainText(doc: Document, value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const holder = doc.createElement('div');
+  holder.innerHTML = value.replace(TAG, ' ');
+  const text = clean(holder.textContent?.replace(TAG, ' '));
+  return text && text.includes(' ') ? text : undefined;
 }
 
 /** Whether the page declares itself a discussion (a forum thread, a question and its answers) in schema.org terms. */
 function isDiscussion(elements: MetadataElements): boolean {
-  return elements.itemtypes.some((itemtype) => DISCUSSION_ITEMTYPE.test(itemtype)) || elements.jsonLd.some((script) => DISCUSSION_JSON_LD.test(script.text));
+  return elements.itemtypes.some((itemtype) => DISCUSSION_ITEMTYPE.test(itemtype)) || elements.jsonLd.some((script) => DISCUSSION_JSON_LD.test(script.textContent ?? ''));
 }

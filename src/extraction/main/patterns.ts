@@ -205,3 +205,9 @@ export const LABEL_LINK_DENSITY = 0.9;
  * at least this share of the prose: related posts set as articles after it can outweigh a short post.
  */
 export const TITLED_ARTICLE_SHARE = 0.2;
+
+/**
+ * A product's schema.org description is in the content when this share of its words is: else
+ * the region chosen missed it, and it is added.
+ */
+export const DESCRIPTION_PRESENT_SHARE = 0.5;
