@@ -436,3 +436,17 @@ describe('mainContent on a product page that renders its description from script
     expect(markdown.match(/sock report number 2/g)).toHaveLength(1);
   });
 });
+
+describe('mainContent on a product page whose footer holds long testimonials', () => {
+  const quotes = [1, 2, 3, 4].map((i) => `<blockquote><p>${sentence('customer', i)}</p></blockquote>`);
+  const page = `<!doctype html><html><body>${navigation}<div class="product">
+    <h1>Harbour desk lamp</h1><p>${sentence('lamp', 1)}</p><p>${sentence('lamp', 2)}</p></div>
+    <footer><h2>What our clients say</h2>${quotes.join('')}
+    <p>Copyright 2024 Harbour Lamps.</p></footer></body></html>`;
+  const markdown = extract(page);
+
+  it('drops the footer however much text it holds, and keeps the product', () => {
+    expect(markdown).toContain('lamp report number 2');
+    expect(markdown).not.toContain('customer report');
+  });
+});

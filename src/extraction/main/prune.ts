@@ -198,7 +198,10 @@ function isQuotation(el: Element, measures: Measures): boolean {
  * Drops page furniture (navigation, headers, footers, asides, forms, and blocks named as
  * sharing, related links, cookie notices, ads, metadata and the like) while noting the
  * landmarks that mark the content. A furniture block holding a large share of the page's
- * content is kept: some sites wrap the whole page in a `<form>` or a `sidebar-layout` div.
+ * content is kept: some sites wrap the whole page in a `<form>` or a `sidebar-layout` div. A
+ * `<footer>` is not, unless it wraps the page's `<main>`: a shop's testimonials, legal text or
+ * link directory set in its footer outweighed a short product, and on a page its scripts render
+ * the footer was all there was to keep.
  */
 export function dropFurniture(
   root: Element,
@@ -213,7 +216,7 @@ export function dropFurniture(
   const mains = Array.from(root.querySelectorAll('main, [role="main"]')).filter((main) => (measures.get(main)?.chars ?? 0) > 0);
   const kept = (el: Element, kind: 'certain' | 'named', stats: TextStats): boolean => {
     if (mains.some((main) => el.contains(main))) return true;
-    if (isModal(el)) return false;
+    if (isModal(el) || el.tagName === 'FOOTER') return false;
     if (stats.content / total <= MAX_FURNITURE_SHARE) return false;
     return kind === 'named' || mains.length === 0 || mains.some((main) => main.contains(el));
   };
