@@ -450,3 +450,25 @@ describe('mainContent on a product page whose footer holds long testimonials', (
     expect(markdown).not.toContain('customer report');
   });
 });
+
+describe('mainContent on a product grid whose cards repeat their title and price', () => {
+  const names = ['Harbour Blend', 'Quay Roast', 'Lighthouse Decaf', 'North Wall Espresso'];
+  const card = (name: string, i: number) => {
+    const link = `<a href="/p/${i}">${name}</a>`;
+    return `<li class="grid-item"><div class="card"><div class="card-media">${link}</div>
+      <h3 class="card-heading">${link}</h3><h3 class="card-heading h5">${link}</h3>
+      <div class="price-regular">$1${i}.99</div><div class="price-sale">$1${i}.99</div>
+      <span class="maker">Harbour</span> <span>Harbour</span></div></li>`;
+  };
+  const grid = `<ul class="product-grid">${names.map(card).join('')}</ul>`;
+  const page = `<!doctype html><html><body>${navigation}<main><h1>Coffee</h1>${grid}</main>`;
+  const markdown = extract(`${page}${footer}</body></html>`);
+
+  it('keeps one copy of each title and price, and text repeated inside a line', () => {
+    for (const [i, name] of names.entries()) {
+      expect(markdown.split(name).length - 1).toBe(1);
+      expect(markdown.split(`$1${i}.99`).length - 1).toBe(1);
+    }
+    expect(markdown).toMatch(/Harbour\s+Harbour/);
+  });
+});

@@ -37,10 +37,10 @@ import {
  *    it asks for more dominance and never steps into one of a run of like posts: a long post
  *    (a pasted log) or the answers beside a short question are not the thread.
  * 7. `dropExtras`: inside the result, small link lists, link labels repeated on every item
- *    ("Book now"), paragraphs that only link to another story of the site, and blocks under
- *    "Related", "Share" and similar headings go; a large link-dense block (a listing's grid)
- *    stays, and so does an entry that is all links among like siblings (a headline without a
- *    blurb in a listing).
+ *    ("Book now"), copies of a title or price inside one product card, paragraphs that only
+ *    link to another story of the site, and blocks under "Related", "Share" and similar
+ *    headings go; a large link-dense block (a listing's grid) stays, and so does an entry that
+ *    is all links among like siblings (a headline without a blurb in a listing).
  * 8. `dropCaptions`: image captions and photo credits go; the story reads without them.
  * 9. The page's h1 headline is put back on top when the content starts below it. Only an h1
  *    that survived pruning counts: a site name set as h1 in the page header is furniture.

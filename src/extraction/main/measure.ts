@@ -13,6 +13,8 @@ export interface TextStats {
   content: number;
   /** Number of links. */
   links: number;
+  /** Short text blocks inside that read as a price ("$19.99", "12,50 €"). */
+  prices: number;
 }
 
 export type Measures = Map<Element, TextStats>;
@@ -20,6 +22,10 @@ export type Measures = Map<Element, TextStats>;
 const TEXT_NODE = 3;
 const ELEMENT_NODE = 1;
 const SENTENCE_PUNCTUATION = /[.,;:!?。，、！？]/g;
+/** A price: a currency sign or code before a number, or after it. */
+const PRICE = /[$€£¥₹]\s?\d|\b(USD|EUR|GBP|CHF|AUD|CAD|Rs\.?)\s?\d|\d\s?(€|£|kr|zł|Kč|₽)(?!\p{L})/u;
+/** A block longer than this is prose that may mention a price, not a price label. */
+const PRICE_BLOCK_CHARS = 80;
 /** A block's own text shorter than this (without links) is a label, not prose. */
 const MIN_PROSE_CHARS = 10;
 /** How much of a block's text is sampled to count its punctuation. */
@@ -66,7 +72,7 @@ function blockContent(block: Block): number {
 export function measure(root: Element): Measures {
   const measures: Measures = new Map();
   const visit = (el: Element, inLink: boolean, outer: Block): TextStats => {
-    const stats: TextStats = { chars: 0, linkChars: 0, content: 0, links: 0 };
+    const stats: TextStats = { chars: 0, linkChars: 0, content: 0, links: 0, prices: 0 };
     const isLink = el.tagName === 'A';
     if (isLink) stats.links = 1;
     const link = inLink || isLink;
@@ -90,9 +96,14 @@ export function measure(root: Element): Measures {
         stats.linkChars += sub.linkChars;
         stats.links += sub.links;
         stats.content += sub.content;
+        stats.prices += sub.prices;
       }
     }
-    if (own) stats.content += blockContent(block);
+    if (own) {
+      stats.content += blockContent(block);
+      const short = block.chars > 0 && block.chars <= PRICE_BLOCK_CHARS;
+      if (short && PRICE.test(block.sample)) stats.prices++;
+    }
     measures.set(el, stats);
     return stats;
   };
@@ -100,7 +111,7 @@ export function measure(root: Element): Measures {
   return measures;
 }
 
-export const EMPTY_STATS: TextStats = { chars: 0, linkChars: 0, content: 0, links: 0 };
+export const EMPTY_STATS: TextStats = { chars: 0, linkChars: 0, content: 0, links: 0, prices: 0 };
 
 export function linkDensity(stats: TextStats): number {
   return stats.chars === 0 ? 0 : stats.linkChars / stats.chars;

@@ -200,6 +200,11 @@ export const TEXT_COLUMN_SHARE = 0.5;
 export const LABEL_MAX_CHARS = 40;
 export const LABEL_LINK_DENSITY = 0.9;
 
+/** A text up to this long that a product card repeats is a copy for another screen width. */
+export const REPEAT_MAX_CHARS = 200;
+/** A card shows one price (and its sale price); more make a price list, whose rows may match. */
+export const CARD_MAX_PRICES = 2;
+
 /**
  * An article that holds the page's headline and no other article is the page's own when it holds
  * at least this share of the prose: related posts set as articles after it can outweigh a short post.

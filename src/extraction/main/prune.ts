@@ -6,6 +6,7 @@ import {
   BYLINE_WORDS,
   CAPTION_CAMEL_TOKEN,
   CAPTION_TOKEN,
+  CARD_MAX_PRICES,
   COMMENT_NAMES,
   CONSENT_NAMES,
   CONTENT_NAMES,
@@ -34,6 +35,7 @@ import {
   PROMO_LINK_DENSITY,
   QUOTATION_SHARE,
   RECOMMENDATION_HEADINGS,
+  REPEAT_MAX_CHARS,
   REVIEW_NAMES,
   SHOWN_WIDE_CLASSES,
   SLOT_WORDS,
@@ -328,7 +330,8 @@ function isPromo(el: Element, measures: Measures, site: string, columnContent: n
 /**
  * Drops the link labels repeated across the content ("Book now", "Map", "Read the review" on
  * every item): a paragraph or block that is one short link, no heading, whose text another such
- * block repeats. An item's own title is a heading or appears once.
+ * block repeats. An item's own title is a heading or appears once. Inside a product card the
+ * copies of its title or price go too.
  */
 function dropRepeatedLabels(root: Element, measures: Measures): void {
   const labels = new Map<string, Element[]>();
@@ -342,6 +345,7 @@ function dropRepeatedLabels(root: Element, measures: Measures): void {
         linkDensity(stats) >= LABEL_LINK_DENSITY &&
         !child.querySelector('h1, h2, h3, h4, h5, h6');
       if (!isLabel) {
+        if (isPricedItem(child, measures)) dropRepeatsInItem(child, measures);
         walk(child);
         continue;
       }
@@ -404,6 +408,57 @@ export function dropExtras(root: Element, measures: Measures, pageUrl?: string):
     }
   };
   walk(root);
+}
+
+/**
+ * Blocks a card may repeat. Not inline text: a value inside a line ("Published by: Capcom") may
+ * equal another line's ("Developed by: Capcom").
+ */
+const REPEAT_BLOCKS = new Set(['DIV', 'P', 'SECTION', 'LI', 'DD', 'DT']);
+
+/** The text of a short block (a title, a price line) that a card may show twice, else ''. */
+function repeatableText(el: Element, measures: Measures): string {
+  const chars = measures.get(el)?.chars ?? 0;
+  const block = REPEAT_BLOCKS.has(el.tagName) || HEADING.test(el.tagName);
+  if (!block || chars === 0 || chars > REPEAT_MAX_CHARS) return '';
+  return (el.textContent ?? '').replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * A product card: one of a run of like items (a sibling of its tag and class is priced too) that
+ * shows one price, or a price and its sale price. A block of many prices is a price list, whose
+ * rows may well cost the same.
+ */
+function isPricedItem(el: Element, measures: Measures): boolean {
+  const prices = measures.get(el)?.prices ?? 0;
+  if (prices === 0 || prices > CARD_MAX_PRICES || el.tagName === 'TR') return false;
+  const key = itemKey(el);
+  if (key === undefined) return false;
+  const pricedLike = (sibling: Element | null) =>
+    sibling !== null && itemKey(sibling) === key && (measures.get(sibling)?.prices ?? 0) > 0;
+  return pricedLike(el.previousElementSibling) || pricedLike(el.nextElementSibling);
+}
+
+/**
+ * Drops the copies of a text a priced item (a product card) already shows: themes set a card's
+ * title and price twice or three times, each shown at one screen width or state by style sheet.
+ */
+function dropRepeatsInItem(item: Element, measures: Measures): void {
+  const seen = new Map<string, Element>();
+  const walk = (el: Element): void => {
+    for (let child = el.firstElementChild; child; ) {
+      const next = child.nextElementSibling;
+      const text = repeatableText(child, measures);
+      const first = text ? seen.get(text) : undefined;
+      if (first && !first.contains(child)) child.remove();
+      else {
+        if (text && !first) seen.set(text, child);
+        walk(child);
+      }
+      child = next;
+    }
+  };
+  walk(item);
 }
 
 /** The tag and class of a block that may be one of a list's items, or undefined for a bare text block. */
