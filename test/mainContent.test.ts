@@ -472,3 +472,19 @@ describe('mainContent on a product grid whose cards repeat their title and price
     expect(markdown).toMatch(/Harbour\s+Harbour/);
   });
 });
+
+describe('mainContent on a blog index whose posts carry their author in their class', () => {
+  const post = (i: number, text: string) => `<article class="entry author-ann-pier category-news">
+      <h2><a href="/news/${i}">Harbour news ${i}</a></h2>
+      <div class="entry-content">${text}</div></article>`;
+  const long = [1, 2, 3].map((i) => `<p>${sentence('full', i)}</p>`).join('');
+  const summaries = [2, 3, 4].map((i) => post(i, `<p>${sentence('summary', i)}</p>`)).join('');
+  const page = `<!doctype html><html><body>${navigation}<section class="blog-list">
+    ${post(1, long)}${summaries}</section>${footer}</body></html>`;
+  const markdown = extract(page);
+
+  it('keeps every post: an article is content by its tag, whatever its class words say', () => {
+    for (const i of [1, 2, 3, 4]) expect(markdown).toContain(`Harbour news ${i}`);
+    expect(markdown).toContain('summary report number 4');
+  });
+});

@@ -114,7 +114,10 @@ function furnitureKind(el: Element, inArticle: boolean, measures: Measures, form
   const names = namesOf(el);
   if (!names || CONTENT_NAMES.test(names)) return undefined;
   if (OVERLAY_NAMES.test(names)) return 'certain';
-  if (BOILERPLATE_NAMES.test(names) || FURNITURE_WORDS.test(names)) return 'named';
+  if (BOILERPLATE_NAMES.test(names)) return 'named';
+  // An article is content by its tag: its class words describe it (`author-jane`, `category-news`).
+  if (el.tagName === 'ARTICLE') return undefined;
+  if (FURNITURE_WORDS.test(names)) return 'named';
   const described = SLOT_WORDS.test(names) || BYLINE_WORDS.test(names);
   return described && !isItemPart(el, names, measures) ? 'named' : undefined;
 }
