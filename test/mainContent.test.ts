@@ -488,3 +488,23 @@ describe('mainContent on a blog index whose posts carry their author in their cl
     expect(markdown).toContain('summary report number 4');
   });
 });
+
+describe('mainContent on a service page whose questions are buttons in headings', () => {
+  const faq = [1, 2, 3]
+    .map((i) => `<h3><button aria-expanded="true">Question ${i}: how long?</button></h3>
+      <div><p>${sentence('answer', i)}</p></div>`)
+    .join('');
+  const page = `<!doctype html><html><body>${navigation}<main><h1>Quay repairs</h1>
+    <p>${sentence('service', 1)}</p><h2>Common questions</h2>${faq}
+    <p><button type="button">Load more questions</button></p></main>${footer}</body></html>`;
+  const markdown = extract(page);
+
+  it('keeps the text of a button set in a heading: it is the heading', () => {
+    for (let i = 1; i <= 3; i++) expect(markdown).toContain(`Question ${i}: how long?`);
+    expect(markdown).toContain('answer report number 3');
+  });
+
+  it('still drops a button outside a heading', () => {
+    expect(markdown).not.toContain('Load more questions');
+  });
+});

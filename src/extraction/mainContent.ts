@@ -13,7 +13,8 @@ import {
  * The main content of a page, in named stages (each explains why it exists):
  *
  * 1. `dropNeverContent`: scripts, controls and frames go first, so no later stage counts their text.
- *    It notes the forms that held a field: a form with none is a wrapper, not furniture.
+ *    It notes the forms that held a field: a form with none is a wrapper, not furniture. A
+ *    button inside a heading (an accordion's question) is unwrapped: its text is the heading.
  * 2. `measure`: one walk records every element's text, link text and prose weight (`content`),
  *    so the stages compare sizes without re-reading the tree (`textContent` on linkedom is slow).
  * 3. `dropFurniture`: navigation, page headers (not an article's own), footers, asides, forms and

@@ -44,6 +44,8 @@ import {
   TYPE_STYLE_TOKEN,
 } from './patterns';
 
+const HEADING = /^H[1-6]$/;
+
 /** The class and id of an element, the words sites name their blocks by. */
 export function namesOf(el: Element): string {
   // linkedom answers "" for a missing class, so `??` alone would hide the id of an element with no class.
@@ -68,20 +70,31 @@ function isField(el: Element): boolean {
 /**
  * Removes what can never be read as content: scripts, controls, embedded frames. Returns the
  * forms that held a field, noted before the controls go: a `<form>` with none (old Reddit wraps
- * every comment's text in one) is furniture by name only, not by tag.
+ * every comment's text in one) is furniture by name only, not by tag. A button inside a heading
+ * is the heading's text (an accordion's question that opens its answer): it is unwrapped.
  */
 export function dropNeverContent(root: Element): Set<Element> {
   const withFields = new Set<Element>();
-  const walk = (el: Element, form: Element | undefined): void => {
+  const walk = (el: Element, form: Element | undefined, inHeading: boolean): void => {
     for (let child = el.firstElementChild; child; ) {
       const next = child.nextElementSibling;
       if (form && isField(child)) withFields.add(form);
+      if (inHeading && child.tagName === 'BUTTON') {
+        const first = child.firstElementChild;
+        child.replaceWith(...Array.from(child.childNodes));
+        // Its content now stands where it stood: walk it from there.
+        child = first ?? next;
+        continue;
+      }
       if (NEVER_CONTENT_TAGS.has(child.tagName)) child.remove();
-      else walk(child, child.tagName === 'FORM' ? child : form);
+      else {
+        const heading = inHeading || HEADING.test(child.tagName);
+        walk(child, child.tagName === 'FORM' ? child : form, heading);
+      }
       child = next;
     }
   };
-  walk(root, undefined);
+  walk(root, undefined, false);
   return withFields;
 }
 
@@ -300,7 +313,6 @@ export function dropComments(
   if (commentContent > 0 && (markedBody || own / total >= OWN_CONTENT_SHARE || own >= OWN_CONTENT_MIN)) for (const el of found) el.remove();
 }
 
-const HEADING = /^H[1-6]$/;
 
 /** The site of a URL: its host without subdomains (`video.foxnews.com` and `www.foxnews.com` are one site). */
 function siteOf(url: string): string {
