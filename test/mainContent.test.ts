@@ -508,3 +508,25 @@ describe('mainContent on a service page whose questions are buttons in headings'
     expect(markdown).not.toContain('Load more questions');
   });
 });
+
+describe('mainContent on a service page whose answers are collapsed', () => {
+  const faq = [1, 2, 3]
+    .map((i) => `<h3 aria-expanded="false" aria-controls="answer-${i}">Question ${i}?</h3>
+      <div id="answer-${i}" aria-hidden="true"><p>${sentence('answer', i)}</p></div>`)
+    .join('');
+  const page = `<!doctype html><html><body>${navigation}
+    <a href="/m" aria-haspopup="true" aria-expanded="false" aria-controls="menu">More</a>
+    <div id="menu" hidden><p>${sentence('menu', 1)}</p></div>
+    <main><h1>Quay repairs</h1><p>${sentence('service', 1)}</p>${faq}
+    <div aria-hidden="true"><p>${sentence('hidden', 1)}</p></div></main>${footer}</body></html>`;
+  const markdown = extract(page);
+
+  it('keeps the hidden panels that a collapsed question opens', () => {
+    for (let i = 1; i <= 3; i++) expect(markdown).toContain(`answer report number ${i}`);
+  });
+
+  it('still drops a hidden block no question opens, and a popup menu', () => {
+    expect(markdown).not.toContain('hidden report');
+    expect(markdown).not.toContain('menu report');
+  });
+});

@@ -38,15 +38,28 @@ const HIDDEN_LANDMARK_SHARE = 0.8;
 const NOSCRIPT_PAGE_CHARS = 500;
 
 /**
+ * Notes the ids of the panels `el` opens when it is a collapsed disclosure (an accordion's
+ * question, a "show more" toggle): a reader opens them with a click, so they are content though
+ * hidden. A control that opens a popup (`aria-haspopup`) opens a menu, which is not.
+ */
+function noteCollapsedPanels(el: Element, panels: Set<string>): void {
+  if (el.getAttribute('aria-expanded') !== 'false' || el.hasAttribute('aria-haspopup')) return;
+  for (const id of (el.getAttribute('aria-controls') ?? '').split(/\s+/)) if (id) panels.add(id);
+}
+
+/**
  * Removes what a reader never sees: scripts, styles and their kin, modal dialogs, and elements
- * hidden by markup. One walk of the page: a selector query per kind walked it once each.
+ * hidden by markup, save the collapsed panels of a disclosure (an FAQ's answers). One walk of
+ * the page: a selector query per kind walked it once each.
  */
 export function removeInvisible(root: ParentNode): void {
   const hidden: Element[] = [];
+  const collapsed = new Set<string>();
   const walk = (el: Element, inBody: boolean): void => {
     for (let child = el.firstElementChild; child; ) {
       const next = child.nextElementSibling;
       const name = child.localName;
+      noteCollapsedPanels(child, collapsed);
       if (name === 'noscript' && inBody && child.querySelector('p, div, article') && (child.textContent ?? '').length >= NOSCRIPT_PAGE_CHARS) {
         const first = child.firstElementChild;
         child.replaceWith(...Array.from(child.childNodes));
@@ -72,7 +85,8 @@ export function removeInvisible(root: ParentNode): void {
   const content = largest >= HIDDEN_PAGE_MIN_CHARS ? hiddenContent(root, hidden, sizes) : new Set<Element>();
   hidden.forEach((el, i) => {
     if (!el.isConnected) return;
-    if (sizes[i]! >= HIDDEN_PAGE_SHARE * pageChars || (content.has(el) && sizes[i]! >= HIDDEN_PAGE_MIN_CHARS)) {
+    const page = sizes[i]! >= HIDDEN_PAGE_SHARE * pageChars;
+    if (collapsed.has(el.id) || page || (content.has(el) && sizes[i]! >= HIDDEN_PAGE_MIN_CHARS)) {
       for (const attr of ['hidden', 'aria-hidden', 'style']) el.removeAttribute(attr);
     } else {
       el.remove();
