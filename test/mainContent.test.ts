@@ -530,3 +530,17 @@ describe('mainContent on a service page whose answers are collapsed', () => {
     expect(markdown).not.toContain('menu report');
   });
 });
+
+describe('mainContent on a product page with no product metadata', () => {
+  const reviews = [1, 2, 3].map((i) => `<div class="review"><p>${sentence('buyer', i)}</p></div>`);
+  const page = `<!doctype html><html><body>${navigation}<div class="product">
+    <h1>Harbour desk lamp</h1><p>£24.00</p><form><button id="add-to-cart-button">Add to cart</button></form>
+    <p>${sentence('lamp', 1)}</p><p>${sentence('lamp', 2)}</p>
+    <div id="customer-reviews"><h2>Customer reviews</h2>${reviews.join('')}</div></div>${footer}</body></html>`;
+  const markdown = extract(page);
+
+  it('reads an add-to-cart control as the sign of a product page, and drops its reviews', () => {
+    expect(markdown).toContain('lamp report number 2');
+    expect(markdown).not.toContain('buyer report');
+  });
+});

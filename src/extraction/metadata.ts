@@ -1,4 +1,9 @@
-import { DISCUSSION_ITEMTYPE, DISCUSSION_JSON_LD } from './main/patterns';
+import {
+  ADD_TO_CART,
+  DISCUSSION_ITEMTYPE,
+  DISCUSSION_JSON_LD,
+  MAX_CART_CONTROLS,
+} from './main/patterns';
 import type { PageMetadata } from '../types';
 
 /**
@@ -19,6 +24,8 @@ interface MetadataElements {
   jsonLd: Element[];
   /** The `itemtype` of every microdata item. */
   itemtypes: string[];
+  /** Controls named as adding to a cart (`add-to-cart`, `addToBag`). */
+  cartControls: number;
   title?: Element;
   /** The first `[rel=author]`, or `[itemprop=name]` inside `[itemprop=author]`. */
   author?: Element;
@@ -29,7 +36,13 @@ interface MetadataElements {
  * through a matcher. Elements are compared by `localName`, which linkedom does not re-case.
  */
 function metadataElements(doc: Document): MetadataElements {
-  const found: MetadataElements = { metas: [], links: [], jsonLd: [], itemtypes: [] };
+  const found: MetadataElements = {
+    metas: [],
+    links: [],
+    jsonLd: [],
+    itemtypes: [],
+    cartControls: 0,
+  };
   const walk = (el: Element, inAuthor: boolean): void => {
     for (let child = el.firstElementChild; child; child = child.nextElementSibling) {
       const name = child.localName;
@@ -43,12 +56,18 @@ function metadataElements(doc: Document): MetadataElements {
       }
       const itemtype = child.getAttribute('itemtype');
       if (itemtype !== null) found.itemtypes.push(itemtype);
+      if (ADD_TO_CART.test(controlNames(child))) found.cartControls++;
       if (!found.author && (child.getAttribute('rel') === 'author' || (inAuthor && child.getAttribute('itemprop') === 'name'))) found.author = child;
       walk(child, inAuthor || child.getAttribute('itemprop') === 'author');
     }
   };
   walk(doc as unknown as Element, false);
   return found;
+}
+
+/** The words a control is named by: its class, id and form name. */
+function controlNames(el: Element): string {
+  return `${el.getAttribute('class') ?? ''} ${el.id} ${el.getAttribute('name') ?? ''}`;
 }
 
 function metaValues(metas: Element[]): MetaValues {
@@ -274,7 +293,9 @@ function jsonLdProducts(blocks: unknown[]): Record<string, unknown>[] {
 /**
  * Whether the page presents one product, as a shop's product page does: its Open Graph type is a
  * product, or its schema.org data (JSON-LD at the top level or in `@graph`, or microdata) describes
- * exactly one Product; a listing describes many. Read before scripts are removed.
+ * exactly one Product; a listing describes many. A page with no such data sells one product when
+ * it has a few add-to-cart controls (the button, its form, a sticky copy), where a listing has one
+ * on every item. Read before scripts and controls are removed.
  */
 function describesProduct(
   elements: MetadataElements,
@@ -283,7 +304,9 @@ function describesProduct(
 ): boolean {
   if (metadata.type && /^(og:)?product\b/i.test(metadata.type)) return true;
   if (products.length > 0) return products.length === 1;
-  return elements.itemtypes.filter((itemtype) => isProductType(itemtype)).length === 1;
+  const items = elements.itemtypes.filter((itemtype) => isProductType(itemtype)).length;
+  if (items > 0) return items === 1;
+  return elements.cartControls > 0 && elements.cartControls <= MAX_CART_CONTROLS;
 }
 
 /** An HTML tag in text; a bare `<` (as in "5 < 6") is no tag. */

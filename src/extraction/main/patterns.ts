@@ -101,6 +101,11 @@ export const COMMENT_NAMES = /(^|[\s_-])(comments?|commentlist|comment-?list|com
  */
 export const REVIEW_NAMES = /(^|[\s_-])(reviews|jdgm|yotpo|stamped|okendo|bv)($|[\s_-])/i;
 
+/** class, id or name words of a control adding a product to the cart (`add-to-cart`, `addToBag`). */
+export const ADD_TO_CART = /add[-_]?to[-_]?(cart|bag|basket)/i;
+/** A page with one to this many such controls sells one product: a listing has one per item. */
+export const MAX_CART_CONTROLS = 4;
+
 /**
  * schema.org types of a discussion (a forum thread, a question with its answers), in JSON-LD
  * (`"@type": "DiscussionForumPosting"`) or microdata (`itemtype=".../QAPage"`): on such a page
