@@ -544,3 +544,36 @@ describe('mainContent on a product page with no product metadata', () => {
     expect(markdown).not.toContain('buyer report');
   });
 });
+
+describe('mainContent on a shop collection with long category text', () => {
+  const names = ['Harbour Blend', 'Quay Roast', 'Lighthouse Decaf', 'North Wall Espresso'];
+  names.push('Pier Mocha', 'Tide Filter', 'Ferry Light', 'Dock Dark');
+  const card = (name: string, i: number) =>
+    `<li class="grid-item"><a href="/p/${i}">${name}, whole beans, 1 kg</a><p>$1${i}.50</p></li>`;
+  const grid = `<ul class="product-grid">${names.map(card).join('')}</ul>`;
+  const paragraphs = [1, 2, 3, 4, 5].map((i) => `<p>${sentence('coffee', i)}</p>`);
+  const text = `<div class="category-text">${paragraphs.join('')}</div>`;
+  const page = (head: string, content: string) =>
+    `<!doctype html><html>${head}<body>${navigation}<main>${content}</main>${footer}</body></html>`;
+
+  it('keeps the product grid beside the text, which outweighs it', () => {
+    const markdown = extract(page('', `<h1>Coffee</h1>${grid}${text}`));
+    for (const name of names) expect(markdown).toContain(name);
+    expect(markdown).toContain('$17.50');
+    expect(markdown).toContain('coffee report number 1');
+  });
+
+  it('drops a grid announced as extras on a product page', () => {
+    const more = `<section class="more"><h2>More like this</h2>${grid}</section>`;
+    const markdown = extract(page('', `<h1>Harbour Blend</h1>${text}${more}`));
+    expect(markdown).toContain('coffee report number 1');
+    expect(markdown).not.toContain('Tide Filter');
+  });
+
+  it('drops a grid of priced items on a page that declares itself an article', () => {
+    const head = '<head><meta property="og:type" content="article"></head>';
+    const markdown = extract(page(head, `<h1>Coffee</h1>${grid}${text}`));
+    expect(markdown).toContain('coffee report number 1');
+    expect(markdown).not.toContain('Tide Filter');
+  });
+});

@@ -1,5 +1,14 @@
 import { measure, type Measures } from './main/measure';
-import { dropCaptions, dropComments, dropExtras, dropFurniture, dropNeverContent, type Landmarks, type PageKind } from './main/prune';
+import {
+  dropCaptions,
+  dropComments,
+  dropExtras,
+  dropFurniture,
+  dropNeverContent,
+  isExtrasHeading,
+  type Landmarks,
+  type PageKind,
+} from './main/prune';
 import {
   DESCRIPTION_PRESENT_SHARE,
   DISCUSSION_DOMINANCE,
@@ -31,12 +40,16 @@ import {
  *    are weighed against the rest of that main, not against a sidebar beside it.
  * 5. `contentRoot`: the region the page marks as its content (`itemprop=articleBody`, the
  *    `article` that holds the headline, one dominant `article`, `main`), when it holds a real
- *    share of the prose; else the body.
+ *    share of the prose; else the body. On a page that may be a shop's collection (its metadata
+ *    says it is no article, product or discussion) an `article` without the page's product
+ *    grid (many like siblings, most of them priced) is its category text, not the page.
  * 6. `descend`: from there, step into the child that holds nearly all the prose, while one does.
  *    An article ends at its text column; a forum thread or a listing, whose prose is spread
  *    over many like children, ends at the container that holds them all. On a discussion page
  *    it asks for more dominance and never steps into one of a run of like posts: a long post
- *    (a pasted log) or the answers beside a short question are not the thread.
+ *    (a pasted log) or the answers beside a short question are not the thread. On a page that
+ *    may be a shop's collection it never leaves the product grid behind for the category text
+ *    beside it, however long, save a grid announced as extras ("More like this").
  * 7. `dropExtras`: inside the result, small link lists, link labels repeated on every item
  *    ("Book now"), copies of a title or price inside one product card, paragraphs that only
  *    link to another story of the site, and blocks under "Related", "Share" and similar
@@ -83,13 +96,53 @@ function largest(measures: Measures, candidates: Element[]): { el?: Element; con
   return { el, content, second };
 }
 
+/** Whether `el` holds at least half of `outer`'s product grids. */
+function holdsGrid(el: Element, outer: Element, measures: Measures): boolean {
+  return 2 * (measures.get(el)?.listed ?? 0) >= (measures.get(outer)?.listed ?? 0);
+}
+
+/**
+ * Whether stepping from `node` into `child` leaves most of `node`'s product grid behind, on a page
+ * that may be a shop's collection: there the grid is the content, however long the category
+ * text beside it. A grid announced as extras ("More like this") is a product page's aside.
+ */
+function leavesGrid(node: Element, child: Element, measures: Measures): boolean {
+  if ((measures.get(node)?.listed ?? 0) === 0 || holdsGrid(child, node, measures)) return false;
+  let holder: Element | undefined;
+  let most = 0;
+  for (let el = node.firstElementChild; el; el = el.nextElementSibling) {
+    const listed = measures.get(el)?.listed ?? 0;
+    if (listed > most) {
+      holder = el;
+      most = listed;
+    }
+  }
+  return !isExtrasHeading(headingOf(holder));
+}
+
+/** The text of the heading that announces `el`: the one just before it, or its first. */
+function headingOf(el: Element | undefined): string {
+  const before = el?.previousElementSibling;
+  const announced = before && /^H[1-6]$/.test(before.tagName);
+  const heading = announced ? before : el?.querySelector('h1, h2, h3, h4, h5, h6');
+  return (heading?.textContent ?? '').trim();
+}
+
 /** Stage 5: the page's own marking of its content, trusted when it holds a real share of the prose. */
-function contentRoot(body: Element, measures: Measures, landmarks: Landmarks, title: Element | undefined): Element {
+function contentRoot(
+  body: Element,
+  measures: Measures,
+  landmarks: Landmarks,
+  title: Element | undefined,
+  grids: boolean,
+): Element {
   const total = contentOf(measures, body) || 1;
   const attached = (els: Element[]) => els.filter((el) => el.isConnected);
   const articleBody = largest(measures, attached(landmarks.articleBodies));
   if (articleBody.el && articleBody.content >= SEMANTIC_SHARE * total) return articleBody.el;
-  const articles = attached(landmarks.articles);
+  // On a shop's collection an article beside the product grid is its category text.
+  const ownsGrid = (el: Element) => !grids || holdsGrid(el, body, measures);
+  const articles = attached(landmarks.articles).filter(ownsGrid);
   // The article that holds the headline (and no other article) is the page's, though related
   // posts set as articles after it may hold more text than a short post.
   const titled = title ? articles.filter((el) => el.contains(title) && !articles.some((other) => other !== el && el.contains(other))) : [];
@@ -117,7 +170,7 @@ function hasLikeSibling(el: Element, measures: Measures): boolean {
  * page one long post among its like siblings, or the answers beside a short question, are not
  * the page: the thread is.
  */
-function descend(root: Element, measures: Measures, discussion: boolean): Element {
+function descend(root: Element, measures: Measures, discussion: boolean, grids: boolean): Element {
   const dominance = discussion ? DISCUSSION_DOMINANCE : DOMINANCE;
   let node = root;
   for (;;) {
@@ -136,6 +189,7 @@ function descend(root: Element, measures: Measures, discussion: boolean): Elemen
     // stepping into it would drop the rest of its container's text.
     if (!best || bestContent < dominance * total || TEXT_BLOCKS.has(best.tagName)) return node;
     if (discussion && hasLikeSibling(best, measures)) return node;
+    if (grids && leavesGrid(node, best, measures)) return node;
     node = best;
   }
 }
@@ -156,7 +210,10 @@ export function mainContent(doc: Document, page: PageKind = {}): Node | undefine
   dropComments(body, measures, page, landmarks.mains);
   measures = measure(body);
   const title = titleHeading(body);
-  const root = descend(contentRoot(body, measures, landmarks, title), measures, page.discussion ?? false);
+  // A page that declares itself no article, product or discussion may be a shop's collection.
+  const grids = !page.article && !page.product && !page.discussion;
+  const start = contentRoot(body, measures, landmarks, title, grids);
+  const root = descend(start, measures, page.discussion ?? false, grids);
   dropExtras(root, measures, page.url);
   dropCaptions(root);
   const result = doc.createElement('div');

@@ -1,5 +1,7 @@
 import {
   ADD_TO_CART,
+  ARTICLE_ITEMTYPE,
+  ARTICLE_JSON_LD,
   DISCUSSION_ITEMTYPE,
   DISCUSSION_JSON_LD,
   MAX_CART_CONTROLS,
@@ -210,6 +212,8 @@ export interface PageSigns {
   productDescription?: string;
   /** A forum thread or a question with answers, by schema.org type. */
   discussion: boolean;
+  /** An article or a blog post, by Open Graph type or schema.org type. */
+  article: boolean;
 }
 
 /**
@@ -224,6 +228,7 @@ export function extractMetadata(doc: Document, pageUrl: string): { metadata: Pag
   const signs: PageSigns = {
     product: describesProduct(elements, products, metadata),
     discussion: isDiscussion(elements),
+    article: isArticle(elements, metadata),
   };
   const description = products.length === 1 ? plainText(doc, products[0]!.description) : undefined;
   if (description) signs.productDescription = description;
@@ -328,4 +333,11 @@ function plainText(doc: Document, value: unknown): string | undefined {
 /** Whether the page declares itself a discussion (a forum thread, a question and its answers) in schema.org terms. */
 function isDiscussion(elements: MetadataElements): boolean {
   return elements.itemtypes.some((itemtype) => DISCUSSION_ITEMTYPE.test(itemtype)) || elements.jsonLd.some((script) => DISCUSSION_JSON_LD.test(script.textContent ?? ''));
+}
+
+/** Whether the page declares itself an article or a post, in Open Graph or schema.org terms. */
+function isArticle(elements: MetadataElements, metadata: PageMetadata): boolean {
+  if (metadata.type && /^article\b/i.test(metadata.type)) return true;
+  if (elements.itemtypes.some((itemtype) => ARTICLE_ITEMTYPE.test(itemtype.trim()))) return true;
+  return elements.jsonLd.some((script) => ARTICLE_JSON_LD.test(script.textContent ?? ''));
 }

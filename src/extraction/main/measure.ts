@@ -15,6 +15,8 @@ export interface TextStats {
   links: number;
   /** Short text blocks inside that read as a price ("$19.99", "12,50 €"). */
   prices: number;
+  /** Characters inside product grids: runs of many like siblings, most of them priced. */
+  listed: number;
 }
 
 export type Measures = Map<Element, TextStats>;
@@ -26,6 +28,8 @@ const SENTENCE_PUNCTUATION = /[.,;:!?。，、！？]/g;
 const PRICE = /[$€£¥₹]\s?\d|\b(USD|EUR|GBP|CHF|AUD|CAD|Rs\.?)\s?\d|\d\s?(€|£|kr|zł|Kč|₽)(?!\p{L})/u;
 /** A block longer than this is prose that may mention a price, not a price label. */
 const PRICE_BLOCK_CHARS = 80;
+/** A run of at least this many like siblings, most of them priced, is a product grid. */
+const MIN_GRID_ITEMS = 8;
 /** A block's own text shorter than this (without links) is a label, not prose. */
 const MIN_PROSE_CHARS = 10;
 /** How much of a block's text is sampled to count its punctuation. */
@@ -68,16 +72,56 @@ function blockContent(block: Block): number {
   return plain * (1 + Math.min(punctuation, 10) * 0.05);
 }
 
+/** The tag and class of a child that may be one of a run of like items; bare blocks are not. */
+function runKey(el: Element): string | undefined {
+  const cls = el.getAttribute('class');
+  if (!cls && el.tagName !== 'LI' && el.tagName !== 'ARTICLE') return undefined;
+  return `${el.tagName} ${cls ?? ''}`;
+}
+
+interface Run {
+  items: number;
+  priced: number;
+  chars: number;
+  listed: number;
+}
+
+/** Characters of `el`'s children that are a product grid's items, and of grids inside the rest. */
+function listedChars(el: Element, measures: Measures): number {
+  const runs = new Map<string, Run>();
+  let listed = 0;
+  for (let child = el.firstElementChild; child; child = child.nextElementSibling) {
+    const stats = measures.get(child);
+    const key = runKey(child);
+    if (!stats || key === undefined) {
+      listed += stats?.listed ?? 0;
+      continue;
+    }
+    const run = runs.get(key) ?? { items: 0, priced: 0, chars: 0, listed: 0 };
+    run.items++;
+    if (stats.prices > 0) run.priced++;
+    run.chars += stats.chars;
+    run.listed += stats.listed;
+    runs.set(key, run);
+  }
+  for (const run of runs.values()) {
+    const grid = run.items >= MIN_GRID_ITEMS && 2 * run.priced >= run.items;
+    listed += grid ? run.chars : run.listed;
+  }
+  return listed;
+}
+
 /** Walks `root` once and returns the stats of each element in it. */
 export function measure(root: Element): Measures {
   const measures: Measures = new Map();
   const visit = (el: Element, inLink: boolean, outer: Block): TextStats => {
-    const stats: TextStats = { chars: 0, linkChars: 0, content: 0, links: 0, prices: 0 };
+    const stats: TextStats = { chars: 0, linkChars: 0, content: 0, links: 0, prices: 0, listed: 0 };
     const isLink = el.tagName === 'A';
     if (isLink) stats.links = 1;
     const link = inLink || isLink;
     const own = BLOCKS.has(el.tagName) || el === root;
     const block: Block = own ? { chars: 0, linkChars: 0, sample: '' } : outer;
+    let children = 0;
     for (let child = el.firstChild; child; child = child.nextSibling) {
       if (child.nodeType === TEXT_NODE) {
         const data = (child as Text).data;
@@ -97,6 +141,8 @@ export function measure(root: Element): Measures {
         stats.links += sub.links;
         stats.content += sub.content;
         stats.prices += sub.prices;
+        stats.listed += sub.listed;
+        children++;
       }
     }
     if (own) {
@@ -104,6 +150,7 @@ export function measure(root: Element): Measures {
       const short = block.chars > 0 && block.chars <= PRICE_BLOCK_CHARS;
       if (short && PRICE.test(block.sample)) stats.prices++;
     }
+    if (children >= MIN_GRID_ITEMS) stats.listed = listedChars(el, measures);
     measures.set(el, stats);
     return stats;
   };
@@ -111,7 +158,14 @@ export function measure(root: Element): Measures {
   return measures;
 }
 
-export const EMPTY_STATS: TextStats = { chars: 0, linkChars: 0, content: 0, links: 0, prices: 0 };
+export const EMPTY_STATS: TextStats = {
+  chars: 0,
+  linkChars: 0,
+  content: 0,
+  links: 0,
+  prices: 0,
+  listed: 0,
+};
 
 export function linkDensity(stats: TextStats): number {
   return stats.chars === 0 ? 0 : stats.linkChars / stats.chars;

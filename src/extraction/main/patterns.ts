@@ -113,6 +113,24 @@ export const MAX_CART_CONTROLS = 4;
  */
 export const DISCUSSION_JSON_LD = /"@type"\s*:\s*(\[[^\]]*)?"(https?:\/\/schema\.org\/)?(DiscussionForumPosting|QAPage)"/;
 export const DISCUSSION_ITEMTYPE = /schema\.org\/(DiscussionForumPosting|QAPage)/;
+/**
+ * schema.org types of an article or a post, in JSON-LD or microdata: such a page is read as one,
+ * and a grid of priced items on it is a shopping aside, not the page.
+ */
+const ARTICLE_TYPES = [
+  'Article',
+  'NewsArticle',
+  'BlogPosting',
+  'ReportageNews',
+  'AnalysisNewsArticle',
+  'OpinionNewsArticle',
+  'TechArticle',
+  'ScholarlyArticle',
+  'LiveBlogPosting',
+].join('|');
+const JSON_LD_TYPE = '"@type"\\s*:\\s*(\\[[^\\]]*)?"(https?://schema\\.org/)?';
+export const ARTICLE_JSON_LD = new RegExp(`${JSON_LD_TYPE}(${ARTICLE_TYPES})"`);
+export const ARTICLE_ITEMTYPE = new RegExp(`schema\\.org/(${ARTICLE_TYPES})$`);
 /** ... where a comment-named block holding this share of the page is the thread, not comments on it. */
 export const THREAD_SHARE = 0.5;
 

@@ -373,7 +373,8 @@ function dropRepeatedLabels(root: Element, measures: Measures): void {
 }
 
 /** A heading that announces extras: related stories, comments, a shop's recommendations. */
-function isExtrasHeading(text: string): boolean {
+export function isExtrasHeading(text: string): boolean {
+  if (text.length >= 60) return false;
   const kinds = [EXTRAS_HEADINGS, EXTRAS_HEADINGS_OTHER_LANGUAGES, RECOMMENDATION_HEADINGS];
   return kinds.some((words) => words.test(text));
 }
@@ -398,7 +399,7 @@ export function dropExtras(root: Element, measures: Measures, pageUrl?: string):
       const stats = measures.get(child) ?? EMPTY_STATS;
       if (HEADING.test(child.tagName) && child.tagName !== 'H1') {
         const text = (child.textContent ?? '').trim();
-        if (text.length < 60 && isExtrasHeading(text)) {
+        if (isExtrasHeading(text)) {
           // Everything after the heading in its container belongs to it, unless that is most of the content.
           let tail = 0;
           for (let sibling = next; sibling; sibling = sibling.nextElementSibling) tail += (measures.get(sibling) ?? EMPTY_STATS).content;
