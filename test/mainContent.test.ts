@@ -577,3 +577,20 @@ describe('mainContent on a shop collection with long category text', () => {
     expect(markdown).not.toContain('Tide Filter');
   });
 });
+
+describe('mainContent on a product with a short description and many reviews', () => {
+  const reviews = [1, 2, 3, 4, 5, 6, 7, 8].map((i) => `<li><p>${sentence('buyer', i)}</p></li>`);
+  const ld = '<script type="application/ld+json">{"@type":"Product","name":"Lamp"}</script>';
+  const description = `<p>A brass lamp with a linen shade, for desks by the sea. Its arm turns
+    and tilts, and its base is heavy enough to stay put on a boat. Made in Leeds.</p>`;
+  const page = `<!doctype html><html><head>${ld}</head><body>${navigation}<div class="product">
+    <h1>Harbour desk lamp</h1><p>£24.00</p>${description}</div>
+    <div class="product-reviews"><h2>Reviews</h2><ul>${reviews.join('')}</ul></div>
+    ${footer}</body></html>`;
+  const markdown = extract(page);
+
+  it('drops the reviews: a few lines of description stand without them', () => {
+    expect(markdown).toContain('A brass lamp with a linen shade');
+    expect(markdown).not.toContain('buyer report');
+  });
+});

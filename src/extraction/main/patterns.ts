@@ -138,6 +138,8 @@ export const THREAD_SHARE = 0.5;
 export const OWN_CONTENT_SHARE = 0.3;
 /** ... or this much prose (a short news story under a long thread of top comments). */
 export const OWN_CONTENT_MIN = 800;
+/** ... or, on a product page, this much: a product's short description is its page. */
+export const OWN_PRODUCT_MIN = 150;
 
 /** A furniture or boilerplate-named block holding more than this share of the page's content is kept. */
 export const MAX_FURNITURE_SHARE = 0.2;

@@ -32,6 +32,7 @@ import {
   OVERLAY_NAMES,
   OWN_CONTENT_MIN,
   OWN_CONTENT_SHARE,
+  OWN_PRODUCT_MIN,
   PROMO_LINK_DENSITY,
   QUOTATION_SHARE,
   RECOMMENDATION_HEADINGS,
@@ -269,7 +270,8 @@ export interface PageKind extends Partial<PageSigns> {
 
 /**
  * Drops reader comments (and customers' reviews on a product page), unless they are most of the
- * page: on a forum or a Q&A page the replies are the content, on an article they are not. An
+ * page: on a forum or a Q&A page the replies are the content, on an article they are not. A
+ * product's few lines of description stand without its reviews, however many there are. An
  * article that marks its body (`itemprop=articleBody`, `entry-content`) outside the comments
  * loses them however long the discussion is: a short post that opens a blog's open thread is
  * still the page's own text.
@@ -310,7 +312,9 @@ export function dropComments(
   if (page.discussion && found.some((el) => (measures.get(el)?.content ?? 0) >= THREAD_SHARE * total)) return;
   const commentContent = found.reduce((sum, el) => sum + (measures.get(el)?.content ?? 0), 0);
   const own = total - commentContent;
-  if (commentContent > 0 && (markedBody || own / total >= OWN_CONTENT_SHARE || own >= OWN_CONTENT_MIN)) for (const el of found) el.remove();
+  const ownMin = page.product ? OWN_PRODUCT_MIN : OWN_CONTENT_MIN;
+  const stands = markedBody || own / total >= OWN_CONTENT_SHARE || own >= ownMin;
+  if (commentContent > 0 && stands) for (const el of found) el.remove();
 }
 
 
