@@ -594,3 +594,18 @@ describe('mainContent on a product with a short description and many reviews', (
     expect(markdown).not.toContain('buyer report');
   });
 });
+
+describe('mainContent on a product page with option pickers outside a form', () => {
+  const picker = (name: string) =>
+    `<div class="picker"><label for="${name}">${name}</label><select id="${name}"></select></div>`;
+  const text = `<p>${sentence('blend', 1)}</p><p>${sentence('roast', 2)}</p>`;
+  const page = `<!doctype html><html><body>${navigation}<main><h1>Harbour Blend</h1>
+    ${text}${picker('Grind')}${picker('Quantity')}</main>`;
+  const markdown = extract(`${page}${footer}</body></html>`);
+
+  it('drops the labels of form controls with the controls', () => {
+    expect(markdown).toContain('blend report number 1');
+    expect(markdown).not.toContain('Grind');
+    expect(markdown).not.toContain('Quantity');
+  });
+});

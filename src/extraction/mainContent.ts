@@ -21,14 +21,15 @@ import {
 /**
  * The main content of a page, in named stages (each explains why it exists):
  *
- * 1. `dropNeverContent`: scripts, controls and frames go first, so no later stage counts their text.
- *    It notes the forms that held a field: a form with none is a wrapper, not furniture. A
- *    button inside a heading (an accordion's question) is unwrapped: its text is the heading.
+ * 1. `dropNeverContent`: scripts, form controls and their labels, and frames go first, so no
+ *    later stage counts their text. It notes the forms that held a field: a form with none is a
+ *    wrapper, not furniture. A button inside a heading (an accordion's question) is unwrapped:
+ *    its text is the heading.
  * 2. `measure`: one walk records every element's text, link text and prose weight (`content`),
  *    so the stages compare sizes without re-reading the tree (`textContent` on linkedom is slow).
  * 3. `dropFurniture`: navigation, page headers (not an article's own), footers, asides, forms and
- *    blocks named as share bars, related links, cookie banners, ads or metadata go, unless they hold a large share of the
- *    page (then they are a site's odd wrapper, not furniture). A page's `main` overrides size:
+ *    blocks named as share bars, related links, cookie banners, ads or metadata go, unless they
+ *    hold a large share of the page (then they are a site's odd wrapper, not furniture). A page's `main` overrides size:
  *    what wraps it stays, and furniture beside it goes however large (a legal footer, a cookie
  *    dialog), save blocks only named like boilerplate. Landmarks are noted on the way.
  * 4. `dropComments`: reader comments go when the page's own text stands without them, or

@@ -3,8 +3,15 @@
  * as rules and the numbers can be tuned against the benchmarks (`npm run bench:extraction`).
  */
 
-/** Elements that never hold the page's own content, whatever their size. */
-export const NEVER_CONTENT_TAGS = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'BUTTON', 'SELECT', 'INPUT', 'TEXTAREA', 'OPTION', 'SVG', 'IFRAME', 'DIALOG', 'MENU', 'OBJECT', 'EMBED', 'CANVAS']);
+/**
+ * Elements that never hold the page's own content, whatever their size. A form control's label
+ * ("Size", "Quantity", a filter's "Black (12)") names a control that goes with it.
+ */
+export const NEVER_CONTENT_TAGS = new Set([
+  ...['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE'],
+  ...['BUTTON', 'SELECT', 'INPUT', 'TEXTAREA', 'OPTION', 'LABEL'],
+  ...['SVG', 'IFRAME', 'DIALOG', 'MENU', 'OBJECT', 'EMBED', 'CANVAS'],
+]);
 
 /** Page furniture by tag: removed unless it holds most of the page (a site that wraps everything in one). */
 export const FURNITURE_TAGS = new Set(['NAV', 'ASIDE', 'FOOTER', 'HEADER', 'FORM']);
