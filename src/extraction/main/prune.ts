@@ -70,9 +70,8 @@ function isField(el: Element): boolean {
 
 /**
  * Removes what can never be read as content: scripts, form controls and their labels, frames.
- * Returns the
- * forms that held a field, noted before the controls go: a `<form>` with none (old Reddit wraps
- * every comment's text in one) is furniture by name only, not by tag. A button inside a heading
+ * Returns the forms that held a field, noted before the controls go: a `<form>` with none (old
+ * Reddit wraps every comment's text in one) is furniture by name only, not by tag. A button inside a heading
  * is the heading's text (an accordion's question that opens its answer): it is unwrapped.
  */
 export function dropNeverContent(root: Element): Set<Element> {
