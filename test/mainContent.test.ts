@@ -609,3 +609,30 @@ describe('mainContent on a product page with option pickers outside a form', () 
     expect(markdown).not.toContain('Quantity');
   });
 });
+
+describe('mainContent on a page with a FAQ whose answers are folded', () => {
+  const answer = (i: number) =>
+    `The quay opens at dawn on day ${i}, and the harbour master, who keeps the keys, lets boats ` +
+    'out one by one, in the order they came in.';
+  const faq = [1, 2, 3]
+    .map((i) => `<div class="faq__question">When does the quay open on day ${i}?</div>
+      <div class="faq__answer" style="display: none;"><p>${answer(i)}</p></div>`)
+    .join('');
+  const boats = ['Dinghies', 'Trawlers', 'Ferries', 'Yachts', 'Tugs', 'Lifeboats', 'Barges'];
+  const links = boats.map((s) => `<a href="/${s}">${s} for sale and for hire</a>`).join(' ');
+  const menu = `<div><a class="menu-toggle" href="/boats">Boats</a>
+    <div class="menu-panel" style="display:none">${links}</div></div>`;
+  const tooltip = `<p><span>Shipping weight</span><span class="tooltip" style="display:none">
+    The weight includes the packaging, the box and the filler, and may be adjusted for the size of
+    the parcel.</span></p>`;
+  const page = `<!doctype html><html><body>${navigation}<main><h1>Visiting the harbour</h1>
+    <p>${sentence('visit', 1)}</p>${menu}${tooltip}<div class="faq">${faq}</div></main>
+    ${footer}</body></html>`;
+  const markdown = extract(page);
+
+  it('keeps the answers a reader opens, and drops a folded menu and a tooltip', () => {
+    for (const i of [1, 2, 3]) expect(markdown).toContain(answer(i));
+    expect(markdown).not.toContain('Trawlers for sale');
+    expect(markdown).not.toContain('adjusted for the size');
+  });
+});

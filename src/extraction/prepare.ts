@@ -85,13 +85,50 @@ export function removeInvisible(root: ParentNode): void {
   const content = largest >= HIDDEN_PAGE_MIN_CHARS ? hiddenContent(root, hidden, sizes) : new Set<Element>();
   hidden.forEach((el, i) => {
     if (!el.isConnected) return;
-    const page = sizes[i]! >= HIDDEN_PAGE_SHARE * pageChars;
-    if (collapsed.has(el.id) || page || (content.has(el) && sizes[i]! >= HIDDEN_PAGE_MIN_CHARS)) {
+    const size = sizes[i]!;
+    const page = size >= HIDDEN_PAGE_SHARE * pageChars;
+    const marked = content.has(el) && size >= HIDDEN_PAGE_MIN_CHARS;
+    if (collapsed.has(el.id) || page || marked || isCollapsedAnswer(el, size)) {
       for (const attr of ['hidden', 'aria-hidden', 'style']) el.removeAttribute(attr);
     } else {
       el.remove();
     }
   });
+}
+
+/** A collapsed answer holds at least this much text, and its question at most this much. */
+const ANSWER_MIN_CHARS = 100;
+const QUESTION_MAX_CHARS = 200;
+
+/** Class and id words of a FAQ's or an accordion's parts. */
+const ACCORDION_NAMES = /faq|accordion|collaps|answer|question|toggle|expand/i;
+
+/**
+ * A block a reader opens by its question (a FAQ's answer, an accordion's panel): hidden text
+ * right after a short visible block that toggles it, named so or marked `aria-expanded`. A
+ * tooltip beside its label is not one; nor is a menu's folded panel of links under a link.
+ */
+function isCollapsedAnswer(el: Element, chars: number): boolean {
+  if (chars < ANSWER_MIN_CHARS || el.getAttribute('aria-hidden') === 'true') return false;
+  const question = el.previousElementSibling;
+  if (!question || hiddenByMarkup(question)) return false;
+  const questionChars = textLength(question);
+  if (questionChars === 0 || questionChars > QUESTION_MAX_CHARS) return false;
+  const named = ACCORDION_NAMES.test(`${namesOf(question)} ${namesOf(el)}`);
+  if (!named && !question.hasAttribute('aria-expanded')) return false;
+  return linkText(question) < 0.5 * questionChars && linkText(el) < 0.5 * chars;
+}
+
+function namesOf(el: Element): string {
+  return `${el.getAttribute('class') ?? ''} ${el.getAttribute('id') ?? ''}`;
+}
+
+/** Characters of text inside the links under `el`, or all of it for a link. */
+function linkText(el: Element): number {
+  if (el.localName === 'a') return textLength(el);
+  let chars = 0;
+  for (const a of Array.from(el.getElementsByTagName('a'))) chars += textLength(a);
+  return chars;
 }
 
 /**
