@@ -636,3 +636,24 @@ describe('mainContent on a page with a FAQ whose answers are folded', () => {
     expect(markdown).not.toContain('adjusted for the size');
   });
 });
+
+describe('mainContent on a service page with a marquee', () => {
+  const ticker = Array.from({ length: 8 }, () => '<span>Book now <span>*</span></span>').join('');
+  const steps = ['Survey', 'Design', 'Build', 'Inspect'].map((s) => `<li>${s}</li>`).join('');
+  const page = `<!doctype html><html><body>${navigation}<main><h1>Quay repairs</h1>
+    <p>${sentence('service', 1)}</p><div class="ticker">${ticker}</div>
+    <p>${sentence('service', 2)}</p><ul>${steps}</ul>
+    <p>We <b>build</b>, we <b>build</b>, we <b>build</b> and <b>build</b> for every harbour.</p>
+    </main>${footer}</body></html>`;
+  const markdown = extract(page);
+
+  it('drops a block whose children all repeat one text', () => {
+    expect(markdown).not.toContain('Book now');
+    expect(markdown).toContain('service report number 2');
+  });
+
+  it('keeps a list of different short entries, and a sentence around like words', () => {
+    expect(markdown).toContain('- Inspect');
+    expect(markdown).toContain('we **build** and **build** for every harbour');
+  });
+});

@@ -52,10 +52,11 @@ import {
  *    may be a shop's collection it never leaves the product grid behind for the category text
  *    beside it, however long, save a grid announced as extras ("More like this").
  * 7. `dropExtras`: inside the result, small link lists, link labels repeated on every item
- *    ("Book now"), copies of a title or price inside one product card, paragraphs that only
- *    link to another story of the site, and blocks under "Related", "Share" and similar
- *    headings go; a large link-dense block (a listing's grid) stays, and so does an entry that
- *    is all links among like siblings (a headline without a blurb in a listing).
+ *    ("Book now"), marquees (a block whose children all repeat one text), copies of a title
+ *    or price inside one product card, paragraphs that only link to another story of the
+ *    site, and blocks under "Related", "Share" and similar headings go; a large link-dense
+ *    block (a listing's grid) stays, and so does an entry that is all links among like
+ *    siblings (a headline without a blurb in a listing).
  * 8. `dropCaptions`: image captions and photo credits go; the story reads without them.
  * 9. The page's h1 headline is put back on top when the content starts below it. Only an h1
  *    that survived pruning counts: a site name set as h1 in the page header is furniture.

@@ -236,6 +236,9 @@ export const LABEL_LINK_DENSITY = 0.9;
 export const REPEAT_MAX_CHARS = 200;
 /** A card shows one price (and its sale price); more make a price list, whose rows may match. */
 export const CARD_MAX_PRICES = 2;
+/** A block whose children all show one text (this long at most) this many times: a marquee. */
+export const MARQUEE_COPIES = 4;
+export const MARQUEE_MAX_CHARS = 80;
 
 /**
  * An article that holds the page's headline and no other article is the page's own when it holds

@@ -25,6 +25,8 @@ import {
   LINK_LIST_SHARE,
   MAX_FURNITURE_SHARE,
   LIST_ITEM_TAGS,
+  MARQUEE_COPIES,
+  MARQUEE_MAX_CHARS,
   MAX_LINK_DENSITY,
   MIN_LIKE_ITEMS,
   MODAL_ROLES,
@@ -350,13 +352,18 @@ function isPromo(el: Element, measures: Measures, site: string, columnContent: n
  * Drops the link labels repeated across the content ("Book now", "Map", "Read the review" on
  * every item): a paragraph or block that is one short link, no heading, whose text another such
  * block repeats. An item's own title is a heading or appears once. Inside a product card the
- * copies of its title or price go too.
+ * copies of its title or price go too. Marquees go on the way.
  */
 function dropRepeatedLabels(root: Element, measures: Measures): void {
   const labels = new Map<string, Element[]>();
+  const marquees: Element[] = [];
   const walk = (el: Element): void => {
     for (let child = el.firstElementChild; child; child = child.nextElementSibling) {
       const stats = measures.get(child) ?? EMPTY_STATS;
+      if (isMarquee(child, measures)) {
+        marquees.push(child);
+        continue;
+      }
       const isLabel =
         (child.tagName === 'P' || child.tagName === 'DIV') &&
         stats.links === 1 &&
@@ -374,6 +381,30 @@ function dropRepeatedLabels(root: Element, measures: Measures): void {
   };
   walk(root);
   for (const copies of labels.values()) if (copies.length > 1) for (const el of copies) el.remove();
+  for (const el of marquees) el.remove();
+}
+
+/**
+ * A block whose children all show one short text (four times or more): a marquee or a ticker
+ * repeats its item ("Book now * Book now * ...") so that its loop looks endless. Decoration.
+ */
+function isMarquee(el: Element, measures: Measures): boolean {
+  if (el.childElementCount < MARQUEE_COPIES) return false;
+  let text: string | undefined;
+  let copiedChars = 0;
+  let copies = 0;
+  for (let child = el.firstElementChild; child; child = child.nextElementSibling) {
+    const chars = measures.get(child)?.chars ?? 0;
+    if (chars === 0) continue;
+    if (chars > MARQUEE_MAX_CHARS) return false;
+    const own = (child.textContent ?? '').trim();
+    if (text !== undefined && own !== text) return false;
+    text = own;
+    copiedChars += chars;
+    copies++;
+  }
+  // Text between the children (a sentence around like words) is no marquee.
+  return copies >= MARQUEE_COPIES && (measures.get(el)?.chars ?? 0) === copiedChars;
 }
 
 /** A heading that announces extras: related stories, comments, a shop's recommendations. */
