@@ -1,3 +1,5 @@
+import { namesOf } from './main/prune';
+
 /**
  * Page clean-up that every conversion needs, whatever part of the page it keeps: things a
  * reader never sees go, and every link and image points somewhere absolute and real.
@@ -117,10 +119,6 @@ function isCollapsedAnswer(el: Element, chars: number): boolean {
   const named = ACCORDION_NAMES.test(`${namesOf(question)} ${namesOf(el)}`);
   if (!named && !question.hasAttribute('aria-expanded')) return false;
   return linkText(question) < 0.5 * questionChars && linkText(el) < 0.5 * chars;
-}
-
-function namesOf(el: Element): string {
-  return `${el.getAttribute('class') ?? ''} ${el.getAttribute('id') ?? ''}`;
 }
 
 /** Characters of text inside the links under `el`, or all of it for a link. */
