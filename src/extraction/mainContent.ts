@@ -5,6 +5,7 @@ import {
   dropExtras,
   dropFurniture,
   dropNeverContent,
+  HEADING,
   isExtrasHeading,
   type Landmarks,
   type PageKind,
@@ -125,7 +126,7 @@ function leavesGrid(node: Element, child: Element, measures: Measures): boolean 
 /** The text of the heading that announces `el`: the one just before it, or its first. */
 function headingOf(el: Element | undefined): string {
   const before = el?.previousElementSibling;
-  const announced = before && /^H[1-6]$/.test(before.tagName);
+  const announced = before && HEADING.test(before.tagName);
   const heading = announced ? before : el?.querySelector('h1, h2, h3, h4, h5, h6');
   return (heading?.textContent ?? '').trim();
 }

@@ -6,6 +6,7 @@ import {
   DISCUSSION_JSON_LD,
   MAX_CART_CONTROLS,
 } from './main/patterns';
+import { namesOf } from './main/prune';
 import type { PageMetadata } from '../types';
 
 /**
@@ -69,7 +70,7 @@ function metadataElements(doc: Document): MetadataElements {
 
 /** The words a control is named by: its class, id and form name. */
 function controlNames(el: Element): string {
-  return `${el.getAttribute('class') ?? ''} ${el.id} ${el.getAttribute('name') ?? ''}`;
+  return `${namesOf(el)} ${el.getAttribute('name') ?? ''}`;
 }
 
 function metaValues(metas: Element[]): MetaValues {

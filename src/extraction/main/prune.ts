@@ -47,7 +47,7 @@ import {
   TYPE_STYLE_TOKEN,
 } from './patterns';
 
-const HEADING = /^H[1-6]$/;
+export const HEADING = /^H[1-6]$/;
 
 /** The class and id of an element, the words sites name their blocks by. */
 export function namesOf(el: Element): string {
@@ -73,8 +73,9 @@ function isField(el: Element): boolean {
 /**
  * Removes what can never be read as content: scripts, form controls and their labels, frames.
  * Returns the forms that held a field, noted before the controls go: a `<form>` with none (old
- * Reddit wraps every comment's text in one) is furniture by name only, not by tag. A button inside a heading
- * is the heading's text (an accordion's question that opens its answer): it is unwrapped.
+ * Reddit wraps every comment's text in one) is furniture by name only, not by tag. A button
+ * inside a heading is the heading's text (an accordion's question that opens its answer): it is
+ * unwrapped.
  */
 export function dropNeverContent(root: Element): Set<Element> {
   const withFields = new Set<Element>();
@@ -282,7 +283,7 @@ export function dropComments(
   root: Element,
   measures: Measures,
   page: PageKind,
-  mains: Element[] = [],
+  mains: Element[],
 ): void {
   const found: Element[] = [];
   let markedBody = false;
@@ -318,7 +319,6 @@ export function dropComments(
   const stands = markedBody || own / total >= OWN_CONTENT_SHARE || own >= ownMin;
   if (commentContent > 0 && stands) for (const el of found) el.remove();
 }
-
 
 /** The site of a URL: its host without subdomains (`video.foxnews.com` and `www.foxnews.com` are one site). */
 function siteOf(url: string): string {
