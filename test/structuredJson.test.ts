@@ -186,6 +186,60 @@ describe('POST /extract/json', () => {
   });
 });
 
+/** JSON of an object or array nested `depth` levels under `key`; written out, as JSON.stringify overflows. */
+function nested(depth: number, key: string | null, leaf = '{}'): string {
+  return key === null ? `${'['.repeat(depth)}${leaf}${']'.repeat(depth)}` : `${`{"${key}":`.repeat(depth)}${leaf}${'}'.repeat(depth)}`;
+}
+
+describe('schemas beyond the limits', () => {
+  const TREE = {
+    $defs: { node: { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/node' } } }, required: ['name'] } },
+    $ref: '#/$defs/node',
+  };
+
+  it.each([
+    ['a $ref back to itself', { $ref: '#' }, /refers back to itself without descending into the data/],
+    ['a loop through allOf', { $defs: { a: { allOf: [{ $ref: '#/$defs/b' }] }, b: { anyOf: [{ $ref: '#/$defs/a' }] } }, $ref: '#/$defs/a' }, /refers back to itself/],
+    ['an unknown keyword 10,000 deep', `{"type":"object","x-deep":${nested(10_000, null)}}`, /nested deeper than 64 levels/],
+    ['properties 1,000 deep', nested(1_000, 'properties', '{"type":"string"}'), /nested deeper than 64 levels/],
+    ['a reference outside the schema', { $ref: 'https://example.com/schema.json' }, /does not name a part of the schema/],
+    [
+      'a definition doubled at every level',
+      { $defs: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`d${i}`, i === 19 ? { type: 'string' } : { allOf: [{ $ref: `#/$defs/d${i + 1}` }, { $ref: `#/$defs/d${i + 1}` }] }])), $ref: '#/$defs/d0' },
+      /more than 2000 subschemas/,
+    ],
+  ])('refuses %s with 400 and the reason, at once, on both operations', async (_name, json_schema, reason) => {
+    const schema = typeof json_schema === 'string' ? json_schema : JSON.stringify(json_schema);
+    for (const [path, extra] of [['/extract/json', ''], ['/generate/json', ',"instructions":"x"']]) {
+      const started = Date.now();
+      const raw = `{"url":${JSON.stringify(fixtures.url('/product'))},"effort":"min","json_schema":${schema}${extra}}`;
+      const res = await call<{ error: string }>('POST', path!, { raw });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatch(/^json schema must be a valid object: /);
+      expect(res.body.error).toMatch(reason);
+      expect(Date.now() - started).toBeLessThan(2_000);
+    }
+  });
+
+  it('accepts a recursive schema that descends into the data', async () => {
+    const tree = { name: 'root', children: [{ name: 'leaf', children: [] }] };
+    await script([{ content: JSON.stringify(tree) }]);
+    const res = await extract({ json_schema: TREE });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(tree);
+  });
+
+  it('reports an answer nested too deeply to check as not matching, without retrying the activity', async () => {
+    const deep = nested(20_000, 'children');
+    await script([{ content: deep }, { content: deep }, { content: deep }]);
+    const started = Date.now();
+    const res = await extract({ json_schema: { type: 'object', properties: { children: { $ref: '#' } } } });
+    expect([res.status, res.body]).toEqual([500, { error: 'failed to generate JSON' }]);
+    expect(await modelRequests()).toHaveLength(3);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
+
 describe('POST /generate/json', () => {
   const generate = (body: Record<string, unknown>) =>
     post('/generate/json', { url: fixtures.url('/product'), json_schema: SCHEMA, instructions: 'Name the lamp and list its features in upper case.', effort: 'min', ...body });

@@ -4,7 +4,7 @@ import OpenAI, { APIConnectionError, APIError } from 'openai';
 import type { ModelSettings } from '../config';
 import { MODEL_FAILED } from '../errors';
 import { repairPrompt, systemPrompt, userPrompt, PROMPT_VERSION } from '../prompts/structuredJson.v1';
-import { compileSchema, describeErrors, fillFromMetadata, strictCompatible, type JsonSchema } from '../structured/schema';
+import { compileSchema, fillFromMetadata, strictCompatible, type JsonSchema, type SchemaCheck } from '../structured/schema';
 import type { PageMetadata } from '../types';
 
 export interface TokenUsage {
@@ -28,7 +28,7 @@ export interface AskModelInput {
 export interface ModelAnswer {
   /** The text the model answered, for a repair request. */
   answer: string;
-  /** The parsed answer with page_title/favicon filled; present when it parsed. */
+  /** The parsed answer with page_title/favicon filled; present when it matches the schema. */
   value?: unknown;
   /** Schema violations; empty when the answer is valid. */
   errors: string[];
@@ -71,6 +71,18 @@ function asFailure(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
 }
 
+/**
+ * The API refuses schemas that do not compile, so one that fails here came another way (an old
+ * run, a client of Temporal's): no retry can help it.
+ */
+function usableSchema(schema: JsonSchema): SchemaCheck {
+  try {
+    return compileSchema(schema);
+  } catch (err) {
+    throw ApplicationFailure.nonRetryable(`the schema cannot be used: ${err instanceof Error ? err.message : String(err)}`, MODEL_FAILED);
+  }
+}
+
 function parseAnswer(text: string): unknown {
   const fenced = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/.exec(text);
   return JSON.parse(fenced ? fenced[1]! : text);
@@ -96,7 +108,7 @@ export function createModelActivities(settings: ModelSettings) {
     /** One request to the model for an object matching the caller's schema, checked against it. */
     async askModel(input: AskModelInput): Promise<ModelAnswer> {
       const model = (input.task === 'extract' ? settings.taskModels.extractJson : settings.taskModels.generateJson) ?? settings.model!;
-      const validate = compileSchema(input.schema);
+      const check = usableSchema(input.schema);
       const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
         { role: 'system', content: systemPrompt(input.task) },
         { role: 'user', content: userPrompt(input) },
@@ -139,15 +151,16 @@ export function createModelActivities(settings: ModelSettings) {
       } catch {
         return { answer, errors: ['the answer is not valid JSON'], usage, model, promptVersion: PROMPT_VERSION };
       }
-      const errors = validate(value) ? [] : describeErrors(validate.errors);
-      return { answer, value, errors, usage, model, promptVersion: PROMPT_VERSION };
+      const errors = check(value);
+      // A value that fails may be too deep to carry back through Temporal; only its text is needed.
+      return { answer, value: errors.length === 0 ? value : undefined, errors, usage, model, promptVersion: PROMPT_VERSION };
     },
 
     /** Checks a merged answer against the caller's schema, after filling page_title/favicon. */
     async validateAnswer(input: ValidateInput): Promise<{ value: unknown; errors: string[] }> {
-      const validate = compileSchema(input.schema);
+      const check = usableSchema(input.schema);
       const value = fillFromMetadata(input.value, input.schema, input.metadata);
-      return { value, errors: validate(value) ? [] : describeErrors(validate.errors) };
+      return { value, errors: check(value) };
     },
   };
 }

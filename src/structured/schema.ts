@@ -2,6 +2,7 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { PageMetadata } from '../types';
+import { checkSchemaLimits, MAX_VALUE_DEPTH, nestedDeeperThan } from './schemaLimits';
 
 /**
  * The caller's JSON Schema: compiled by a real validator (draft 2020-12, or draft-07 when the
@@ -22,22 +23,40 @@ function makeAjv(draft07: boolean): Ajv {
 
 const validators = { draft07: makeAjv(true), draft2020: makeAjv(false) };
 
-/** Throws with the compiler's reason when the schema does not compile. */
-export function compileSchema(schema: JsonSchema): ValidateFunction {
+/** Checks a value against the schema; the errors found, empty when the value matches. */
+export type SchemaCheck = (value: unknown) => string[];
+
+/**
+ * Throws with the reason when the schema is beyond our limits (SchemaRefused) or does not
+ * compile. The check it returns reports data too deeply nested to validate as an error of the
+ * value rather than crashing: a model answer may nest as deep as it likes.
+ */
+export function compileSchema(schema: JsonSchema): SchemaCheck {
+  checkSchemaLimits(schema);
   const draft07 = typeof schema.$schema === 'string' && DRAFT_07.test(schema.$schema);
   const ajv = draft07 ? validators.draft07 : validators.draft2020;
   // Any other declared draft is read as 2020-12, which Ajv2020 only accepts undeclared.
   const compiled = draft07 ? schema : { ...schema };
   if (!draft07) delete compiled.$schema;
+  let validate: ValidateFunction;
   try {
-    return ajv.compile(compiled);
+    validate = ajv.compile(compiled);
   } finally {
     // Ajv keeps every compiled schema (and its $id) for reuse; callers' schemas are one-off.
     ajv.removeSchema(compiled);
   }
+  return (value) => {
+    if (nestedDeeperThan(value, MAX_VALUE_DEPTH)) return [`(root) is nested deeper than ${MAX_VALUE_DEPTH} levels`];
+    try {
+      return validate(value) ? [] : describeErrors(validate.errors);
+    } catch (err) {
+      if (err instanceof RangeError) return ['(root) is nested too deeply to check'];
+      throw err;
+    }
+  };
 }
 
-export function describeErrors(errors: ErrorObject[] | null | undefined): string[] {
+function describeErrors(errors: ErrorObject[] | null | undefined): string[] {
   return (errors ?? []).slice(0, 20).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}${e.params && 'additionalProperty' in e.params ? `: ${String(e.params.additionalProperty)}` : ''}`);
 }
 
