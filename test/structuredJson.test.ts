@@ -221,6 +221,22 @@ describe('schemas beyond the limits', () => {
     }
   });
 
+  it('checks patterns in linear time: a backtracking pattern cannot hold the model worker', async () => {
+    const schema = { type: 'object', properties: { code: { type: 'string', pattern: '^(a+)+$' } }, required: ['code'] };
+    const hostile = JSON.stringify({ code: `${'a'.repeat(40)}b` });
+    await script([{ content: hostile }, { content: hostile }, { content: '{"code":"aaa"}' }]);
+    const started = Date.now();
+    const res = await extract({ json_schema: schema });
+    expect([res.status, res.body]).toEqual([200, { code: 'aaa' }]);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('refuses a pattern the linear-time engine cannot run', async () => {
+    const res = await extract({ json_schema: { type: 'string', pattern: '^(?=a)a$' } });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/^json schema must be a valid object: .*unsupported Perl syntax/);
+  });
+
   it('accepts a recursive schema that descends into the data', async () => {
     const tree = { name: 'root', children: [{ name: 'leaf', children: [] }] };
     await script([{ content: JSON.stringify(tree) }]);

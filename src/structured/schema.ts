@@ -1,6 +1,8 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import type { RegExpEngine } from 'ajv/dist/types';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { RE2JS } from 're2js';
 import type { PageMetadata } from '../types';
 import { checkSchemaLimits, MAX_VALUE_DEPTH, nestedDeeperThan } from './schemaLimits';
 
@@ -14,8 +16,16 @@ export type JsonSchema = Record<string, unknown>;
 
 const DRAFT_07 = /draft-0[4-7]/;
 
+/**
+ * `pattern` and `patternProperties` run on RE2 (linear time), not V8's backtracking engine: a
+ * caller's `^(a+)+$` against an answer a hostile page steered the model into writing would
+ * otherwise hold the model worker for minutes. Patterns RE2 cannot run (lookaround,
+ * backreferences) make the schema fail to compile, with that reason.
+ */
+const re2: RegExpEngine = Object.assign((pattern: string) => RE2JS.compile(pattern), { code: 'RE2JS.compile' });
+
 function makeAjv(draft07: boolean): Ajv {
-  const options = { allErrors: true, strict: false, validateFormats: true };
+  const options = { allErrors: true, strict: false, validateFormats: true, code: { regExp: re2 } };
   const ajv = draft07 ? new Ajv(options) : new Ajv2020(options);
   addFormats(ajv);
   return ajv;
