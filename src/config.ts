@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { CACHE_SCOPES, type CacheScope } from './cache/resultCache';
 
 /**
  * The one place that reads the environment. Every setting is validated here so a
@@ -53,6 +54,8 @@ export interface FetchSettings {
 export interface CacheSettings {
   /** 0 turns the cache off. */
   ttlMs: number;
+  /** Whether organizations share entries; see CacheScope. */
+  scope: CacheScope;
   dir: string;
   /** Set: one cache for every host, in Redis. */
   redisUrl?: string;
@@ -134,6 +137,13 @@ function readBool(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(name, `expected true or false, got "${env[name]}"`);
 }
 
+function readEnum<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name]?.trim().toLowerCase();
+  if (!raw) return fallback;
+  if (!values.includes(raw as T)) throw new ConfigError(name, `expected one of ${values.join(', ')}; got "${env[name]}"`);
+  return raw as T;
+}
+
 function readList(env: Env, name: string): string[] {
   return (env[name] ?? '')
     .split(',')
@@ -188,7 +198,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: readString(env, 'HOST', '127.0.0.1'),
     port: readInt(env, 'PORT', 8080, 0, 65535),
     bodyLimitBytes: readInt(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
-    logLevel: readLogLevel(env),
+    logLevel: readEnum(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     apiKeys: readApiKeys(env),
     temporal: readTemporal(env),
     taskQueues: {
@@ -228,6 +238,7 @@ export function loadConfig(env: Env = process.env): Config {
     markdownMaxBytes: readInt(env, 'MARKDOWN_MAX_BYTES', 1024 * 1024, 16 * 1024, 1536 * 1024),
     cache: {
       ttlMs: readInt(env, 'CACHE_TTL_SECONDS', 3600, 0, 30 * 24 * 3600) * 1000,
+      scope: readEnum(env, 'CACHE_SCOPE', CACHE_SCOPES, 'organization'),
       dir: path.resolve(readString(env, 'CACHE_DIR', path.join(dataDir, 'cache'))),
       redisUrl: readRedisUrl(env),
     },
@@ -287,12 +298,4 @@ function readRedisUrl(env: Env): string | undefined {
   const value = readOptional(env, 'REDIS_URL');
   if (value && !/^rediss?:\/\//.test(value)) throw new ConfigError('REDIS_URL', `expected redis:// or rediss://, got "${value}"`);
   return value;
-}
-
-function readLogLevel(env: Env): string {
-  const level = readString(env, 'LOG_LEVEL', 'info');
-  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(level)) {
-    throw new ConfigError('LOG_LEVEL', `expected one of fatal, error, warn, info, debug, trace, silent; got "${level}"`);
-  }
-  return level;
 }

@@ -1,4 +1,7 @@
-import { post } from './helpers/api';
+import path from 'node:path';
+import { spawnChild, waitUntil } from '../src/stack/children';
+import { freePort } from '../src/stack/devServer';
+import { apiKey, post } from './helpers/api';
 import { startFixtureServer, type FixtureServer } from './helpers/fixtureServer';
 
 /** The test stack runs with CACHE_TTL_SECONDS=3. */
@@ -9,6 +12,10 @@ let version = 1;
 
 beforeAll(async () => {
   fixtures = await startFixtureServer({
+    '/private': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html><head><title>Private</title></head><body><article><h1>Private</h1><p>A page only its organization has asked for, behind a unique token.</p></article></body></html>');
+    },
     '/page': (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end(`<html><head><title>Cached v${version}</title></head><body><article><h1>Version ${version}</h1><p>The cached page body, long enough to count as the main content of this page.</p></article></body></html>`);
@@ -57,5 +64,44 @@ describe('result cache', () => {
     expect(expired.headers.get('x-cache')).toBe('miss');
     expect(expired.body.content).toContain('Version 3');
     expect(fixtures.hits.get('/page')).toBe(4);
+  });
+});
+
+describe('cache scope', () => {
+  const otherKey = () => process.env.TEST_OTHER_ORG_KEY!;
+
+  it('keeps each organization to its own entries by default', async () => {
+    const url = `${fixtures.url('/private')}?token=only-a-knows-${Date.now()}`;
+    const a = await post<Md>('/extract/markdown', { url });
+    expect(a.headers.get('x-cache')).toBe('miss');
+    expect((await post<Md>('/extract/markdown', { url })).headers.get('x-cache')).toBe('hit');
+    const hitsBefore = fixtures.hits.get('/private');
+    const b = await post<Md>('/extract/markdown', { url }, otherKey());
+    expect(b.status).toBe(200);
+    expect(b.headers.get('x-cache')).toBe('miss');
+    expect(fixtures.hits.get('/private')).toBe(hitsBefore! + 1);
+  });
+
+  it('shares entries across organizations with CACHE_SCOPE=global, with no x-cache header', async () => {
+    const env: NodeJS.ProcessEnv = { ...(JSON.parse(process.env.TEST_STACK_ENV ?? '{}') as NodeJS.ProcessEnv), CACHE_SCOPE: 'global', CACHE_TTL_SECONDS: '60' };
+    const port = await freePort();
+    env.PORT = String(port);
+    const api = spawnChild('api-global-cache', process.execPath, [path.resolve(__dirname, '..', 'dist/src/api/main.js')], { env, onLine: () => undefined });
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      await waitUntil('the global-cache API', api, async () => (await fetch(`${base}/healthz`)).ok, 30_000);
+      const url = `${fixtures.url('/private')}?token=shared-${Date.now()}`;
+      const ask = (key: string) =>
+        fetch(`${base}/v1/extract/markdown`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ url }) });
+      const hitsBefore = fixtures.hits.get('/private') ?? 0;
+      const a = await ask(apiKey());
+      const b = await ask(otherKey());
+      expect([a.status, b.status]).toEqual([200, 200]);
+      expect(await b.text()).toContain('only its organization');
+      expect(fixtures.hits.get('/private')).toBe(hitsBefore + 1);
+      expect([a.headers.get('x-cache'), b.headers.get('x-cache')]).toEqual([null, null]);
+    } finally {
+      await api.stop();
+    }
   });
 });

@@ -33,7 +33,7 @@ describe('RedisCache', () => {
     const hostA = new RedisCache(url, 400);
     const hostB = new RedisCache(url, 400);
     try {
-      const key = markdownCacheKey({ url: 'https://example.com/a', content: 'main', effort: 'standard' });
+      const key = markdownCacheKey({ url: 'https://example.com/a', content: 'main', effort: 'standard' }, 'org');
       expect(await hostB.get(key)).toBeUndefined();
       const page = { markdown: '# A', metadata: { title: 'A' }, storedAt: Date.now() };
       await hostA.set(key, page);
@@ -46,16 +46,18 @@ describe('RedisCache', () => {
     }
   });
 
-  it('keys by URL, content, effort and country', () => {
+  it('keys by organization, URL, content, effort and country', () => {
     const base = { url: 'https://example.com/a', content: 'main', effort: 'standard' } as const;
     const keys = new Set([
-      markdownCacheKey(base),
-      markdownCacheKey({ ...base, content: 'full' }),
-      markdownCacheKey({ ...base, effort: 'max' }),
-      markdownCacheKey({ ...base, geo_target: { country: 'DE' } }),
-      markdownCacheKey({ ...base, url: 'https://example.com/b' }),
+      markdownCacheKey(base, 'org'),
+      markdownCacheKey(base, 'other-org'),
+      markdownCacheKey(base, ''),
+      markdownCacheKey({ ...base, content: 'full' }, 'org'),
+      markdownCacheKey({ ...base, effort: 'max' }, 'org'),
+      markdownCacheKey({ ...base, geo_target: { country: 'DE' } }, 'org'),
+      markdownCacheKey({ ...base, url: 'https://example.com/b' }, 'org'),
     ]);
-    expect(keys.size).toBe(5);
-    expect(markdownCacheKey({ ...base, geo_target: {} })).toBe(markdownCacheKey(base));
+    expect(keys.size).toBe(7);
+    expect(markdownCacheKey({ ...base, geo_target: {} }, 'org')).toBe(markdownCacheKey(base, 'org'));
   });
 });

@@ -17,8 +17,19 @@ export interface ResultCache {
   set(key: string, page: CachedPage): Promise<void>;
 }
 
-/** What makes two requests want the same answer; `metadata` only changes the rendering. */
-export function markdownCacheKey(request: Pick<ExtractMarkdownRequest, 'url' | 'content' | 'effort' | 'geo_target'>): string {
-  const identity = JSON.stringify(['markdown/v1', request.url, request.content, request.effort, request.geo_target?.country ?? '']);
+/**
+ * Whose entries a request may read: its organization's own (the default), or every
+ * organization's (CACHE_SCOPE=global), where one organization's hit tells it another fetched the
+ * page, so only public pages belong there.
+ */
+export type CacheScope = 'organization' | 'global';
+export const CACHE_SCOPES: readonly CacheScope[] = ['organization', 'global'];
+
+/**
+ * What makes two requests want the same answer; `metadata` only changes the rendering. Scoped
+ * per organization, `partition` is the organization; in the global scope it is empty.
+ */
+export function markdownCacheKey(request: Pick<ExtractMarkdownRequest, 'url' | 'content' | 'effort' | 'geo_target'>, partition: string): string {
+  const identity = JSON.stringify(['markdown/v2', partition, request.url, request.content, request.effort, request.geo_target?.country ?? '']);
   return createHash('sha256').update(identity).digest('hex');
 }

@@ -30,16 +30,18 @@ function render(request: ExtractMarkdownRequest, markdown: string, metadata: Pag
 
 /**
  * POST /extract/markdown: a cache hit is answered at once; a miss (or `nocache`) runs one
- * workflow and refreshes the cache with its result.
+ * workflow and refreshes the cache with its result. In the global cache scope `x-cache` is left
+ * out, so no header tells one organization what another fetched.
  */
 export function extractMarkdownRoute(deps: ApiDeps): Middleware<ApiState> {
+  const global = deps.config.cache.scope === 'global';
   return async (ctx) => {
     const request = parseExtractMarkdown(ctx.state.body ?? {});
     await checkPageTarget(deps, request);
-    const key = markdownCacheKey(request);
+    const key = markdownCacheKey(request, global ? '' : ctx.state.organization!);
     const cached = request.nocache ? undefined : await deps.cache?.get(key);
     if (cached) {
-      ctx.set('x-cache', 'hit');
+      if (!global) ctx.set('x-cache', 'hit');
       ctx.body = render(request, cached.markdown, cached.metadata);
       return;
     }
@@ -49,7 +51,7 @@ export function extractMarkdownRoute(deps: ApiDeps): Middleware<ApiState> {
       timeout: '175s',
     });
     await deps.cache?.set(key, { markdown: result.content, metadata: result.metadata, storedAt: Date.now() });
-    ctx.set('x-cache', 'miss');
+    if (!global) ctx.set('x-cache', 'miss');
     ctx.body = render(request, result.content, result.metadata);
   };
 }
