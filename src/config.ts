@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { CACHE_SCOPES, type CacheScope } from './cache/resultCache';
+import { MODEL_TASKS, taskModelVariable, type ModelTask } from './model/tasks';
 
 /**
  * The one place that reads the environment. Every setting is validated here so a
@@ -75,8 +76,8 @@ export interface ModelSettings {
   apiKey?: string;
   /** Unset: the JSON operations answer 503. */
   model?: string;
-  /** Per-task overrides of `model`. */
-  taskModels: { extractJson?: string; generateJson?: string };
+  /** Per-task overrides of `model` (OPENAI_MODEL_<TASK>). */
+  taskModels: Partial<Record<ModelTask, string>>;
   timeoutMs: number;
   /** Tokens of page content one request may carry; longer pages are extracted in chunks. */
   contentTokens: number;
@@ -229,7 +230,7 @@ export function loadConfig(env: Env = process.env): Config {
       baseUrl: readOptional(env, 'OPENAI_BASE_URL'),
       apiKey: readOptional(env, 'OPENAI_API_KEY'),
       model: readOptional(env, 'OPENAI_MODEL'),
-      taskModels: { extractJson: readOptional(env, 'OPENAI_MODEL_EXTRACT_JSON'), generateJson: readOptional(env, 'OPENAI_MODEL_GENERATE_JSON') },
+      taskModels: Object.fromEntries(MODEL_TASKS.map((task) => [task, readOptional(env, taskModelVariable(task))])),
       timeoutMs: readInt(env, 'MODEL_TIMEOUT_MS', 120_000, 1000, 900_000),
       contentTokens: readInt(env, 'MODEL_CONTENT_TOKENS', 24_000, 500, 2_000_000),
       repairAttempts: readInt(env, 'MODEL_REPAIR_ATTEMPTS', 2, 0, 10),

@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { ServiceError } from '../errors';
+import { MODEL_FAILED, ServiceError } from '../errors';
+import { ModelError } from '../model/modelError';
 
 /**
  * Turns what an activity threw into the failure Temporal records. A ServiceError keeps its
@@ -20,4 +21,15 @@ export async function reportingFailures<T>(work: () => Promise<T>, retryable: (e
     }
     throw err;
   }
+}
+
+/** A model call's failure as Temporal records it: transient ones retry (after Retry-After), the rest stop at once. */
+export function modelFailure(err: unknown): unknown {
+  if (!(err instanceof ModelError)) return err;
+  if (!err.retryable) return ApplicationFailure.nonRetryable(err.message, MODEL_FAILED);
+  return ApplicationFailure.create({
+    type: 'model_transient',
+    message: err.message,
+    nextRetryDelay: err.retryAfterMs === undefined ? undefined : `${err.retryAfterMs}ms`,
+  });
 }

@@ -1,5 +1,6 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, upsertMemo } from '@temporalio/workflow';
-import type { ModelActivities, ModelAnswer, TokenUsage } from '../activities/askModel';
+import type { ModelActivities, ModelAnswer } from '../activities/askModel';
+import type { TokenUsage } from '../model/modelClient';
 import { MODEL_FAILED } from '../errors';
 import type { JsonSchema } from '../structured/schema';
 import { mergeAnswers } from '../structured/merge';
