@@ -87,10 +87,21 @@ export interface ModelSettings {
   maxChunks: number;
 }
 
+/**
+ * Time limits on receiving a request, never on answering it: an extraction may take minutes
+ * once its body has arrived, but a client that trickles its headers or body is cut off.
+ */
+export interface ReceiveLimits {
+  headersTimeoutMs: number;
+  /** The whole request, headers and body, from its first byte. */
+  requestTimeoutMs: number;
+}
+
 export interface Config {
   host: string;
   port: number;
   bodyLimitBytes: number;
+  receive: ReceiveLimits;
   logLevel: string;
   /** `key:organization` pairs; empty means the embedded launcher makes a development key. */
   apiKeys: Map<string, string>;
@@ -199,6 +210,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: readString(env, 'HOST', '127.0.0.1'),
     port: readInt(env, 'PORT', 8080, 0, 65535),
     bodyLimitBytes: readInt(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    receive: readReceiveLimits(env),
     logLevel: readEnum(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     apiKeys: readApiKeys(env),
     temporal: readTemporal(env),
@@ -293,6 +305,18 @@ export function modelProblem(model: ModelSettings): string | undefined {
 export function proxyForCountry(geo: GeoSettings, country: string): string | undefined {
   const upper = country.toUpperCase();
   return geo.proxies.get(upper) ?? geo.template?.replaceAll('{country}', upper.toLowerCase());
+}
+
+function readReceiveLimits(env: Env): ReceiveLimits {
+  const limits = {
+    headersTimeoutMs: readInt(env, 'HEADERS_TIMEOUT_MS', 10_000, 500, 600_000),
+    requestTimeoutMs: readInt(env, 'REQUEST_RECEIVE_TIMEOUT_MS', 30_000, 500, 600_000),
+  };
+  // Node refuses a headers limit longer than the whole request's.
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new ConfigError('HEADERS_TIMEOUT_MS', `must not exceed REQUEST_RECEIVE_TIMEOUT_MS (${limits.requestTimeoutMs})`);
+  }
+  return limits;
 }
 
 function readRedisUrl(env: Env): string | undefined {

@@ -1,4 +1,5 @@
-import { call, post } from './helpers/api';
+import { html, startFixtureServer, type FixtureServer } from './helpers/fixtureServer';
+import { apiKey, call, post, rawExchange, stackSetting } from './helpers/api';
 
 describe('API framework', () => {
   it('answers 401 without a bearer key', async () => {
@@ -71,5 +72,53 @@ describe('API framework', () => {
   it('echoes a request id for tracing', async () => {
     const res = await call('POST', '/extract/markdown', { json: {}, headers: { 'x-request-id': 'trace-me-123' } });
     expect(res.headers.get('x-request-id')).toBe('trace-me-123');
+  });
+});
+
+describe('slow clients', () => {
+  const headersLimit = Number(stackSetting('HEADERS_TIMEOUT_MS'));
+  const requestLimit = Number(stackSetting('REQUEST_RECEIVE_TIMEOUT_MS'));
+  /** The limit, plus Node's check interval (one second), plus slack for a busy machine. */
+  const answeredWithin = (limit: number) => limit + 1000 + 1500;
+  let fixtures: FixtureServer;
+
+  beforeAll(async () => {
+    const text = '<p>Worth the wait. The answer came late, but the request had long arrived.</p>'.repeat(20);
+    const slowPage = html(`<html><head><title>Slow</title></head><body><main><h1>Slow</h1>${text}</main></body></html>`);
+    fixtures = await startFixtureServer({ '/slow': (req, res) => setTimeout(() => slowPage(req, res), requestLimit + 1500) });
+  });
+
+  afterAll(async () => {
+    await fixtures.close();
+  });
+
+  it('answers 408 and closes a request whose body never arrives in full', async () => {
+    const head = [
+      'POST /v1/extract/markdown HTTP/1.1',
+      'Host: localhost',
+      `Authorization: Bearer ${apiKey()}`,
+      'Content-Type: application/json',
+      'Content-Length: 1000',
+    ];
+    const exchange = await rawExchange(`${head.join('\r\n')}\r\n\r\n{"url": "h`, answeredWithin(requestLimit) + 3000);
+    expect(exchange.closed).toBe(true);
+    expect(exchange.ms).toBeLessThan(answeredWithin(requestLimit));
+    expect(exchange.text).toMatch(/^HTTP\/1\.1 408 /);
+    expect(JSON.parse(exchange.text.slice(exchange.text.indexOf('\r\n\r\n') + 4))).toEqual({
+      error: 'request timed out: headers and body must arrive in time',
+    });
+  });
+
+  it('answers 408 and closes a request whose headers never end', async () => {
+    const exchange = await rawExchange('POST /v1/extract/markdown HTTP/1.1\r\nHost: localhost\r\n', answeredWithin(headersLimit) + 3000);
+    expect(exchange.closed).toBe(true);
+    expect(exchange.ms).toBeLessThan(answeredWithin(headersLimit));
+    expect(exchange.text).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('lets an answer take longer than the receive limit once the request has arrived', async () => {
+    const res = await post<{ content: string }>('/extract/markdown', { url: fixtures.url('/slow'), nocache: true });
+    expect(res.status).toBe(200);
+    expect(res.body.content).toContain('Worth the wait.');
   });
 });

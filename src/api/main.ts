@@ -5,6 +5,7 @@ import { pruneFileCache } from '../cache/fileCache';
 import { connectionOptions } from '../temporalConnection';
 import { dataConverter } from '../payloadCodec';
 import { createApiDeps, createApp } from './app';
+import { createHttpServer } from './httpServer';
 
 const CACHE_PRUNE_INTERVAL_MS = 10 * 60_000;
 
@@ -29,7 +30,7 @@ async function main(): Promise<void> {
   const connection = await connectWithRetry(config, logger);
   const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter });
   const app = createApp(createApiDeps(config, client, logger), logger);
-  const server = app.listen(config.port, config.host, () => {
+  const server = createHttpServer(app, config.receive).listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     logger.info({ url: `http://${config.host}:${port}/v1` }, 'API listening');
@@ -42,8 +43,6 @@ async function main(): Promise<void> {
     setInterval(prune, CACHE_PRUNE_INTERVAL_MS).unref();
   }
   server.keepAliveTimeout = 65_000;
-  // Long extractions hold a request open; the server must not cut them short.
-  server.requestTimeout = 0;
   const stop = (): void => {
     logger.info('API shutting down');
     server.close(() => void connection.close().finally(() => process.exit(0)));

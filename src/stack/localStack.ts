@@ -65,6 +65,9 @@ export async function startStack(logDir: string, extraEnv: NodeJS.ProcessEnv = {
     ALLOW_INTERNAL_HOSTS: FIXTURE_HOST,
     LOG_LEVEL: 'info',
     BODY_LIMIT_BYTES: '65536',
+    // Short, so the tests of slow clients finish quickly.
+    HEADERS_TIMEOUT_MS: '1000',
+    REQUEST_RECEIVE_TIMEOUT_MS: '2000',
     CACHE_DIR: path.join(logDir, 'cache'),
     CACHE_TTL_SECONDS: '3',
     FETCH_MIN_EFFORT_TIMEOUT_MS: '2000',

@@ -1,3 +1,5 @@
+import net from 'node:net';
+
 /** Calls the real API over HTTP, as a client would. */
 export interface ApiResponse<T = Record<string, unknown>> {
   status: number;
@@ -40,3 +42,36 @@ export async function call<T = Record<string, unknown>>(
 }
 
 export const post = <T = Record<string, unknown>>(path: string, json: unknown, key?: string | null) => call<T>('POST', path, { json, key });
+
+export interface RawExchange {
+  /** Everything the server sent. */
+  text: string;
+  /** Whether the server closed the connection before the deadline. */
+  closed: boolean;
+  ms: number;
+}
+
+/** Writes bytes to the API's port as they are, then reads until the server closes or the deadline passes. */
+export async function rawExchange(request: string, deadlineMs: number): Promise<RawExchange> {
+  const { hostname, port } = new URL(apiUrl());
+  const started = Date.now();
+  const socket = net.connect(Number(port), hostname);
+  let text = '';
+  socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+  socket.write(request);
+  const closed = await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), deadlineMs);
+    socket.once('close', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+    socket.once('error', () => undefined);
+  });
+  socket.destroy();
+  return { text, closed, ms: Date.now() - started };
+}
+
+/** A setting of the stack under test, as the API process sees it. */
+export function stackSetting(name: string): string | undefined {
+  return (JSON.parse(process.env.TEST_STACK_ENV ?? '{}') as Record<string, string | undefined>)[name];
+}
