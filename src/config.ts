@@ -97,11 +97,20 @@ export interface ReceiveLimits {
   requestTimeoutMs: number;
 }
 
+/** Browser origins allowed to call across origins (CORS); every other origin gets no CORS headers. */
+export interface CorsSettings {
+  /** For /v1: a server-to-server API with bearer keys, so none unless configured. */
+  apiOrigins: string[];
+  /** For /codec: the Temporal Web UI's origin, whose pages call it from the browser. */
+  codecOrigins: string[];
+}
+
 export interface Config {
   host: string;
   port: number;
   bodyLimitBytes: number;
   receive: ReceiveLimits;
+  cors: CorsSettings;
   logLevel: string;
   /** `key:organization` pairs; empty means the embedded launcher makes a development key. */
   apiKeys: Map<string, string>;
@@ -206,11 +215,17 @@ function readTemporal(env: Env): TemporalSettings {
 export function loadConfig(env: Env = process.env): Config {
   const queuePrefix = readString(env, 'TASK_QUEUE_PREFIX', 'webloom');
   const dataDir = path.resolve(readString(env, 'DATA_DIR', path.join(process.cwd(), 'data')));
+  const temporalUiPort = readInt(env, 'TEMPORAL_UI_PORT', 8233, 1, 65535);
   return {
     host: readString(env, 'HOST', '127.0.0.1'),
     port: readInt(env, 'PORT', 8080, 0, 65535),
     bodyLimitBytes: readInt(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     receive: readReceiveLimits(env),
+    cors: {
+      apiOrigins: readOrigins(env, 'API_CORS_ORIGINS', []),
+      // The embedded UI is reached as localhost or 127.0.0.1, and a browser sends whichever was typed.
+      codecOrigins: readOrigins(env, 'CODEC_CORS_ORIGINS', [`http://localhost:${temporalUiPort}`, `http://127.0.0.1:${temporalUiPort}`]),
+    },
     logLevel: readEnum(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     apiKeys: readApiKeys(env),
     temporal: readTemporal(env),
@@ -263,7 +278,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     embedded: {
       temporalPort: readInt(env, 'TEMPORAL_PORT', 7233, 1, 65535),
-      temporalUiPort: readInt(env, 'TEMPORAL_UI_PORT', 8233, 1, 65535),
+      temporalUiPort,
       temporalCliPath: readOptional(env, 'TEMPORAL_CLI_PATH'),
     },
   };
@@ -317,6 +332,22 @@ function readReceiveLimits(env: Env): ReceiveLimits {
     throw new ConfigError('HEADERS_TIMEOUT_MS', `must not exceed REQUEST_RECEIVE_TIMEOUT_MS (${limits.requestTimeoutMs})`);
   }
   return limits;
+}
+
+function readOrigins(env: Env, name: string, fallback: string[]): string[] {
+  const origins = readList(env, name);
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== origin) {
+      throw new ConfigError(name, `expected comma-separated origins such as https://ui.example.com:8233 (no path), got "${origin}"`);
+    }
+  }
+  return origins.length > 0 ? origins : fallback;
 }
 
 function readRedisUrl(env: Env): string | undefined {

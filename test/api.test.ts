@@ -75,6 +75,34 @@ describe('API framework', () => {
   });
 });
 
+describe('OPTIONS and cross-origin requests', () => {
+  const preflight = (path: string, origin: string) =>
+    call('OPTIONS', path, { key: null, headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' } });
+
+  it('answers OPTIONS on a route with 204 and the methods it allows, without a key', async () => {
+    const res = await call('OPTIONS', '/extract/markdown', { key: null });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('allow')).toBe('POST, OPTIONS');
+    expect(res.text).toBe('');
+  });
+
+  it('answers OPTIONS on an unknown path with 404', async () => {
+    const res = await call('OPTIONS', '/extract/nothing', { key: null });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: 'not found' });
+  });
+
+  it('grants no origin access to /v1 unless configured', async () => {
+    const res = await preflight('/extract/markdown', 'https://elsewhere.example');
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    expect(res.headers.get('access-control-allow-methods')).toBeNull();
+    const answer = await call('POST', '/extract/markdown', { json: {}, headers: { origin: 'https://elsewhere.example' } });
+    expect(answer.status).toBe(400);
+    expect(answer.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
 describe('slow clients', () => {
   const headersLimit = Number(stackSetting('HEADERS_TIMEOUT_MS'));
   const requestLimit = Number(stackSetting('REQUEST_RECEIVE_TIMEOUT_MS'));

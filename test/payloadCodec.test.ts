@@ -51,9 +51,14 @@ describe('payload codec', () => {
     expect(utf8(result?.metadata?.encoding)).toBe(GZIP_ENCODING);
 
     const codecUrl = apiUrl().replace(/\/v1$/, '/codec');
-    const preflight = await fetch(`${codecUrl}/decode`, { method: 'OPTIONS', headers: { origin: 'http://localhost:8233', 'access-control-request-method': 'POST' } });
+    const preflight = await fetch(`${codecUrl}/decode`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://localhost:8233', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-namespace' },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('http://localhost:8233');
+    expect(preflight.headers.get('access-control-allow-methods')).toBe('POST');
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('x-namespace');
     const asJson = (bytes?: Uint8Array | null) => Buffer.from(bytes ?? []).toString('base64');
     const metadata = Object.fromEntries(Object.entries(result?.metadata ?? {}).map(([key, value]) => [key, asJson(value)]));
     const decoded = await fetch(`${codecUrl}/decode`, {
@@ -65,5 +70,24 @@ describe('payload codec', () => {
     const [payload] = ((await decoded.json()) as { payloads: { metadata: Record<string, string>; data: string }[] }).payloads;
     expect(Buffer.from(payload!.metadata.encoding!, 'base64').toString()).toBe('json/plain');
     expect(JSON.parse(Buffer.from(payload!.data, 'base64').toString()).content).toBe(res.body.content);
+  });
+
+  it('grants the codec to the Web UI origin only', async () => {
+    const codecUrl = apiUrl().replace(/\/v1$/, '/codec');
+    for (const origin of ['http://localhost:8233', 'http://127.0.0.1:8233']) {
+      const preflight = await fetch(`${codecUrl}/decode`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST' } });
+      expect(preflight.headers.get('access-control-allow-origin')).toBe(origin);
+    }
+    const foreign = 'https://attacker.example';
+    const preflight = await fetch(`${codecUrl}/decode`, { method: 'OPTIONS', headers: { origin: foreign, 'access-control-request-method': 'POST' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+    expect(preflight.headers.get('access-control-allow-methods')).toBeNull();
+    const decoded = await fetch(`${codecUrl}/decode`, {
+      method: 'POST',
+      headers: { origin: foreign, 'content-type': 'application/json' },
+      body: JSON.stringify({ payloads: [] }),
+    });
+    expect(decoded.headers.get('access-control-allow-origin')).toBeNull();
   });
 });

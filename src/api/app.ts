@@ -12,10 +12,11 @@ import { ServiceError } from '../errors';
 import type { Logger } from '../logger';
 import { AddressPolicy } from '../net/addressPolicy';
 import { bearerAuth } from './middleware/auth';
+import { crossOrigin } from './middleware/crossOrigin';
 import { errorResponses } from './middleware/errorResponses';
 import { jsonBody } from './middleware/jsonBody';
 import { requestLog } from './middleware/requestLog';
-import { codecRoute } from './routes/codec';
+import { codecRouter } from './routes/codec';
 import { extractMarkdownRoute } from './routes/extractMarkdown';
 import { structuredJsonRoute } from './routes/structuredJson';
 import type { ApiState } from './state';
@@ -59,12 +60,24 @@ export function createApiDeps(config: Config, client: Client, logger: Logger): A
   };
 }
 
+/** The methods the routers answer at a path, for OPTIONS. */
+function routeMethods(routers: Router<ApiState>[]): (path: string) => string[] | undefined {
+  return (path) => {
+    const methods = new Set<string>();
+    for (const router of routers) {
+      for (const layer of router.stack) if (layer.match(path)) layer.methods.forEach((method) => methods.add(method));
+    }
+    return methods.size > 0 ? [...methods] : undefined;
+  };
+}
+
 export function createApp(deps: ApiDeps, logger: Logger): Koa<ApiState> {
   const app = new Koa<ApiState>({ proxy: false });
   const router = new Router<ApiState>({ prefix: '/v1' });
   router.post('/extract/markdown', extractMarkdownRoute(deps));
   router.post('/extract/json', structuredJsonRoute(deps, 'extract-json'));
   router.post('/generate/json', structuredJsonRoute(deps, 'generate-json'));
+  const codec = codecRouter();
 
   app.use(requestLog(logger));
   app.use(errorResponses());
@@ -75,7 +88,8 @@ export function createApp(deps: ApiDeps, logger: Logger): Koa<ApiState> {
     }
     await next();
   });
-  app.use(codecRoute());
+  app.use(crossOrigin(deps.config.cors, routeMethods([codec, router])));
+  app.use(codec.routes());
   app.use(bearerAuth(deps.config.apiKeys));
   app.use(jsonBody(deps.config.bodyLimitBytes));
   app.use(async (ctx, next) => {

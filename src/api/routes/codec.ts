@@ -1,3 +1,4 @@
+import Router from '@koa/router';
 import getRawBody from 'raw-body';
 import type { Middleware } from 'koa';
 import type { Payload } from '@temporalio/common';
@@ -9,7 +10,7 @@ import type { ApiState } from '../state';
  * The remote codec the Temporal Web UI calls (POST /codec/decode and /codec/encode, Temporal's
  * codec server protocol: `{payloads: [{metadata: {k: base64}, data: base64}]}`), so compressed
  * results read as JSON in the UI. The embedded stack points its UI here. It only (de)compresses
- * what it is sent, so it needs no key; browsers reach it across origins, hence CORS.
+ * what it is sent, so it needs no key; browsers reach it across origins (see crossOrigin).
  */
 
 /** Large enough for any payload Temporal accepts. */
@@ -32,20 +33,9 @@ function toJson(payload: Payload): JsonPayload {
   return { metadata, data: payload.data ? Buffer.from(payload.data).toString('base64') : undefined };
 }
 
-export function codecRoute(): Middleware<ApiState> {
+function codecOperation(operation: 'decode' | 'encode'): Middleware<ApiState> {
   const codec = new GzipPayloadCodec();
-  return async (ctx, next) => {
-    const match = /^\/codec\/(decode|encode)$/.exec(ctx.path);
-    if (!match) return next();
-    ctx.set('access-control-allow-origin', ctx.get('origin') || '*');
-    ctx.set('access-control-allow-headers', 'content-type, x-namespace, authorization');
-    ctx.set('access-control-allow-methods', 'POST, OPTIONS');
-    ctx.set('vary', 'origin');
-    if (ctx.method === 'OPTIONS') {
-      ctx.status = 204;
-      return;
-    }
-    if (ctx.method !== 'POST') return next();
+  return async (ctx) => {
     let body: { payloads?: JsonPayload[] };
     try {
       body = JSON.parse(await getRawBody(ctx.req, { limit: LIMIT_BYTES, encoding: 'utf-8' })) as { payloads?: JsonPayload[] };
@@ -53,7 +43,14 @@ export function codecRoute(): Middleware<ApiState> {
       throw new ServiceError('invalid_json');
     }
     const payloads = (body.payloads ?? []).map(fromJson);
-    const result = match[1] === 'decode' ? await codec.decode(payloads) : await codec.encode(payloads);
+    const result = operation === 'decode' ? await codec.decode(payloads) : await codec.encode(payloads);
     ctx.body = { payloads: result.map(toJson) };
   };
+}
+
+export function codecRouter(): Router<ApiState> {
+  const router = new Router<ApiState>({ prefix: '/codec' });
+  router.post('/decode', codecOperation('decode'));
+  router.post('/encode', codecOperation('encode'));
+  return router;
 }
