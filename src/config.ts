@@ -105,12 +105,19 @@ export interface CorsSettings {
   codecOrigins: string[];
 }
 
+/** The remote codec the Temporal Web UI calls (/codec). */
+export interface CodecSettings {
+  /** The path segment that lets the Web UI use it without a key. */
+  secret?: string;
+}
+
 export interface Config {
   host: string;
   port: number;
   bodyLimitBytes: number;
   receive: ReceiveLimits;
   cors: CorsSettings;
+  codec: CodecSettings;
   logLevel: string;
   /** `key:organization` pairs; empty means the embedded launcher makes a development key. */
   apiKeys: Map<string, string>;
@@ -221,6 +228,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: readInt(env, 'PORT', 8080, 0, 65535),
     bodyLimitBytes: readInt(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     receive: readReceiveLimits(env),
+    codec: { secret: readSecret(env, 'CODEC_SECRET') },
     cors: {
       apiOrigins: readOrigins(env, 'API_CORS_ORIGINS', []),
       // The embedded UI is reached as localhost or 127.0.0.1, and a browser sends whichever was typed.
@@ -332,6 +340,15 @@ function readReceiveLimits(env: Env): ReceiveLimits {
     throw new ConfigError('HEADERS_TIMEOUT_MS', `must not exceed REQUEST_RECEIVE_TIMEOUT_MS (${limits.requestTimeoutMs})`);
   }
   return limits;
+}
+
+function readSecret(env: Env, name: string): string | undefined {
+  const value = readOptional(env, name);
+  // It goes into a URL path, so only characters that need no escaping there.
+  if (value !== undefined && !/^[\w.~-]{16,}$/.test(value)) {
+    throw new ConfigError(name, 'expected at least 16 characters of A-Z, a-z, 0-9, -, _, . or ~');
+  }
+  return value;
 }
 
 function readOrigins(env: Env, name: string, fallback: string[]): string[] {

@@ -13,13 +13,13 @@ import { spawnWorkers } from './stack/workerProcesses';
  * in the data directory, the workers and the API, each its own process; Ctrl-C stops them all.
  */
 
-async function devApiKey(dataDir: string): Promise<string> {
-  // Kept in the data directory so the key survives restarts, like the runs do.
-  const file = path.join(dataDir, 'dev-api-key');
+/** A random secret kept in the data directory, so it survives restarts like the runs do. */
+async function keptSecret(dataDir: string, name: string, prefix: string): Promise<string> {
+  const file = path.join(dataDir, name);
   if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
-  const key = `wl_dev_${randomBytes(24).toString('base64url')}`;
-  await writeFile(file, `${key}\n`, { mode: 0o600 });
-  return key;
+  const secret = `${prefix}${randomBytes(24).toString('base64url')}`;
+  await writeFile(file, `${secret}\n`, { mode: 0o600 });
+  return secret;
 }
 
 async function main(): Promise<void> {
@@ -58,9 +58,11 @@ async function startStack(config: Config, children: Child[]): Promise<void> {
   let devKey: string | undefined;
   const env: NodeJS.ProcessEnv = { ...process.env };
   if (config.apiKeys.size === 0) {
-    devKey = await devApiKey(config.dataDir);
+    devKey = await keptSecret(config.dataDir, 'dev-api-key', 'wl_dev_');
     env.API_KEYS = `${devKey}:dev`;
   }
+  // The Web UI's way into /codec: it cannot send a key, so its endpoint carries this secret.
+  env.CODEC_SECRET = config.codec.secret ?? (await keptSecret(config.dataDir, 'codec-secret', 'wl_codec_'));
   const cli = await findTemporalCli(config.embedded.temporalCliPath, (line) => console.log(line));
   const temporal = await startDevServer({
     cliPath: cli,
@@ -68,7 +70,7 @@ async function startStack(config: Config, children: Child[]): Promise<void> {
     uiPort: config.embedded.temporalUiPort,
     dbFile: path.join(config.dataDir, 'temporal.db'),
     namespace: config.temporal.namespace,
-    uiCodecEndpoint: `http://localhost:${config.port}/codec`,
+    uiCodecEndpoint: `http://localhost:${config.port}/codec/${env.CODEC_SECRET}`,
   });
   children.push(temporal);
   env.TEMPORAL_ADDRESS = `127.0.0.1:${config.embedded.temporalPort}`;

@@ -1,6 +1,8 @@
 import { Client, Connection } from '@temporalio/client';
 import { GZIP_ENCODING, GzipPayloadCodec } from '../src/payloadCodec';
-import { apiUrl, post } from './helpers/api';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { apiKey, apiUrl, post, stackSetting } from './helpers/api';
 import { html, startFixtureServer, type FixtureServer } from './helpers/fixtureServer';
 
 const codec = new GzipPayloadCodec();
@@ -12,6 +14,14 @@ const LONG_ARTICLE = `<html><head><title>Long harbour story</title></head><body>
 ${Array.from({ length: 80 }, (_, i) => `<p>${i}: ${PARAGRAPH.repeat(2)}</p>`).join('\n')}</article></body></html>`;
 
 let fixtures: FixtureServer;
+const codecUrl = () => apiUrl().replace(/\/v1$/, '/codec');
+/** What the Web UI is configured with: the codec behind its secret path. */
+const uiCodecUrl = () => `${codecUrl()}/${stackSetting('CODEC_SECRET')}`;
+const decodeRequest = (body: unknown, headers: Record<string, string> = {}) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json', 'x-namespace': 'default', ...headers },
+  body: JSON.stringify(body),
+});
 
 beforeAll(async () => {
   fixtures = await startFixtureServer({ '/long': html(LONG_ARTICLE) });
@@ -50,8 +60,7 @@ describe('payload codec', () => {
     }
     expect(utf8(result?.metadata?.encoding)).toBe(GZIP_ENCODING);
 
-    const codecUrl = apiUrl().replace(/\/v1$/, '/codec');
-    const preflight = await fetch(`${codecUrl}/decode`, {
+    const preflight = await fetch(`${uiCodecUrl()}/decode`, {
       method: 'OPTIONS',
       headers: { origin: 'http://localhost:8233', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-namespace' },
     });
@@ -61,29 +70,61 @@ describe('payload codec', () => {
     expect(preflight.headers.get('access-control-allow-headers')).toContain('x-namespace');
     const asJson = (bytes?: Uint8Array | null) => Buffer.from(bytes ?? []).toString('base64');
     const metadata = Object.fromEntries(Object.entries(result?.metadata ?? {}).map(([key, value]) => [key, asJson(value)]));
-    const decoded = await fetch(`${codecUrl}/decode`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-namespace': 'default' },
-      body: JSON.stringify({ payloads: [{ metadata, data: asJson(result?.data) }] }),
-    });
+    const decoded = await fetch(`${uiCodecUrl()}/decode`, decodeRequest({ payloads: [{ metadata, data: asJson(result?.data) }] }));
     expect(decoded.status).toBe(200);
     const [payload] = ((await decoded.json()) as { payloads: { metadata: Record<string, string>; data: string }[] }).payloads;
     expect(Buffer.from(payload!.metadata.encoding!, 'base64').toString()).toBe('json/plain');
     expect(JSON.parse(Buffer.from(payload!.data, 'base64').toString()).content).toBe(res.body.content);
   });
 
+  it('decodes only for the Web UI secret or an API key, and never logs the secret', async () => {
+    const [large] = await codec.encode([jsonPayload({ content: PARAGRAPH.repeat(100) })]);
+    const asJson = (bytes?: Uint8Array | null) => Buffer.from(bytes ?? []).toString('base64');
+    const metadata = Object.fromEntries(Object.entries(large!.metadata ?? {}).map(([key, value]) => [key, asJson(value)]));
+    const body = { payloads: [{ metadata, data: asJson(large!.data) }] };
+    const unauthorized = { error: 'invalid or missing API key' };
+    for (const [url, headers] of [
+      [`${codecUrl()}/decode`, {}],
+      [`${codecUrl()}/encode`, {}],
+      [`${codecUrl()}/decode`, { authorization: 'Bearer not-a-real-key-at-all' }],
+      [`${codecUrl()}/not-the-codec-secret-at-all/decode`, {}],
+      [`${codecUrl()}/not-the-codec-secret-at-all/decode`, { authorization: `Bearer ${apiKey()}` }],
+    ] as const) {
+      const res = await fetch(url, decodeRequest(body, headers));
+      expect({ url, status: res.status, body: await res.json() }).toEqual({ url, status: 401, body: unauthorized });
+    }
+    for (const [url, headers] of [
+      [`${uiCodecUrl()}/decode`, {}],
+      [`${codecUrl()}/decode`, { authorization: `Bearer ${apiKey()}` }],
+    ] as const) {
+      const res = await fetch(url, decodeRequest(body, headers));
+      expect(res.status).toBe(200);
+      const [payload] = ((await res.json()) as { payloads: { data: string }[] }).payloads;
+      expect(JSON.parse(Buffer.from(payload!.data, 'base64').toString()).content).toBe(PARAGRAPH.repeat(100));
+    }
+    // The harness copies the API's output to the file as it comes: wait for the line.
+    const readLog = () => readFile(path.resolve(__dirname, '..', 'data', 'test-logs', 'api.log'), 'utf8');
+    let log = await readLog();
+    for (let tries = 0; tries < 20 && !log.includes('/codec/:secret/decode'); tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      log = await readLog();
+    }
+    expect(log).toContain('/codec/:secret/decode');
+    expect(log).not.toContain(stackSetting('CODEC_SECRET'));
+  });
+
   it('grants the codec to the Web UI origin only', async () => {
-    const codecUrl = apiUrl().replace(/\/v1$/, '/codec');
+    const endpoint = uiCodecUrl();
     for (const origin of ['http://localhost:8233', 'http://127.0.0.1:8233']) {
-      const preflight = await fetch(`${codecUrl}/decode`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST' } });
+      const preflight = await fetch(`${endpoint}/decode`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST' } });
       expect(preflight.headers.get('access-control-allow-origin')).toBe(origin);
     }
     const foreign = 'https://attacker.example';
-    const preflight = await fetch(`${codecUrl}/decode`, { method: 'OPTIONS', headers: { origin: foreign, 'access-control-request-method': 'POST' } });
+    const preflight = await fetch(`${endpoint}/decode`, { method: 'OPTIONS', headers: { origin: foreign, 'access-control-request-method': 'POST' } });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
     expect(preflight.headers.get('access-control-allow-methods')).toBeNull();
-    const decoded = await fetch(`${codecUrl}/decode`, {
+    const decoded = await fetch(`${endpoint}/decode`, {
       method: 'POST',
       headers: { origin: foreign, 'content-type': 'application/json' },
       body: JSON.stringify({ payloads: [] }),

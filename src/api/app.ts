@@ -77,7 +77,7 @@ export function createApp(deps: ApiDeps, logger: Logger): Koa<ApiState> {
   router.post('/extract/markdown', extractMarkdownRoute(deps));
   router.post('/extract/json', structuredJsonRoute(deps, 'extract-json'));
   router.post('/generate/json', structuredJsonRoute(deps, 'generate-json'));
-  const codec = codecRouter();
+  const codec = codecRouter(deps.config.apiKeys, deps.config.codec);
 
   app.use(requestLog(logger));
   app.use(errorResponses());

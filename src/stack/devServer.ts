@@ -9,7 +9,7 @@ export interface DevServerOptions {
   /** SQLite file for persistence; without it the server keeps everything in memory. */
   dbFile?: string;
   namespace: string;
-  /** Where the Web UI asks to decode compressed payloads (the API's /codec). */
+  /** Where the Web UI asks to decode compressed payloads (the API's /codec/<secret>). */
   uiCodecEndpoint?: string;
   output?: SpawnOptions['onLine'];
 }

@@ -62,6 +62,7 @@ export async function startStack(logDir: string, extraEnv: NodeJS.ProcessEnv = {
     PORT: String(apiPort),
     HOST: '127.0.0.1',
     API_KEYS: `${apiKey}:test-org,${otherOrgKey}:other-org`,
+    CODEC_SECRET: 'test-codec-secret-0123456789',
     ALLOW_INTERNAL_HOSTS: FIXTURE_HOST,
     LOG_LEVEL: 'info',
     BODY_LIMIT_BYTES: '65536',

@@ -3,6 +3,11 @@ import type { Middleware } from 'koa';
 import type { Logger } from '../../logger';
 import type { ApiState } from '../state';
 
+/** The codec's secret path segment (see codecAuth), whether right or wrong, never reaches the log. */
+function loggedPath(path: string): string {
+  return path.replace(/^\/codec\/[^/]+\/(?=[^/]*$)/, '/codec/:secret/');
+}
+
 /**
  * One log line per request with its id, organization and workflow id, so a request in the log
  * leads straight to its run in the Temporal UI. Headers are never logged: they carry keys.
@@ -21,7 +26,7 @@ export function requestLog(logger: Logger): Middleware<ApiState> {
       const { organization, workflowId, errorDetail } = ctx.state;
       const entry = {
         method: ctx.method,
-        path: ctx.path,
+        path: loggedPath(ctx.path),
         status: ctx.status,
         ms: Math.round(performance.now() - started),
         organization,

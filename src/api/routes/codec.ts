@@ -1,7 +1,9 @@
 import Router from '@koa/router';
 import getRawBody from 'raw-body';
 import type { Middleware } from 'koa';
+import { codecAuth } from '../middleware/codecAuth';
 import type { Payload } from '@temporalio/common';
+import type { CodecSettings } from '../../config';
 import { ServiceError } from '../../errors';
 import { GzipPayloadCodec } from '../../payloadCodec';
 import type { ApiState } from '../state';
@@ -9,8 +11,8 @@ import type { ApiState } from '../state';
 /**
  * The remote codec the Temporal Web UI calls (POST /codec/decode and /codec/encode, Temporal's
  * codec server protocol: `{payloads: [{metadata: {k: base64}, data: base64}]}`), so compressed
- * results read as JSON in the UI. The embedded stack points its UI here. It only (de)compresses
- * what it is sent, so it needs no key; browsers reach it across origins (see crossOrigin).
+ * results read as JSON in the UI. The embedded stack points its UI here, at `/codec/<secret>`
+ * (see codecAuth); browsers reach it across origins (see crossOrigin).
  */
 
 /** Large enough for any payload Temporal accepts. */
@@ -48,9 +50,12 @@ function codecOperation(operation: 'decode' | 'encode'): Middleware<ApiState> {
   };
 }
 
-export function codecRouter(): Router<ApiState> {
+export function codecRouter(keys: ReadonlyMap<string, string>, settings: CodecSettings): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/codec' });
-  router.post('/decode', codecOperation('decode'));
-  router.post('/encode', codecOperation('encode'));
+  const auth = codecAuth(keys, settings.secret);
+  for (const operation of ['decode', 'encode'] as const) {
+    router.post(`/${operation}`, auth, codecOperation(operation));
+    router.post(`/:secret/${operation}`, auth, codecOperation(operation));
+  }
   return router;
 }
