@@ -109,6 +109,9 @@ export interface CorsSettings {
 export interface CodecSettings {
   /** The path segment that lets the Web UI use it without a key. */
   secret?: string;
+  /** Decompressed size of one payload, and of all payloads of one request, at most. */
+  maxPayloadBytes: number;
+  maxRequestBytes: number;
 }
 
 export interface Config {
@@ -228,7 +231,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: readInt(env, 'PORT', 8080, 0, 65535),
     bodyLimitBytes: readInt(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     receive: readReceiveLimits(env),
-    codec: { secret: readSecret(env, 'CODEC_SECRET') },
+    codec: readCodec(env),
     cors: {
       apiOrigins: readOrigins(env, 'API_CORS_ORIGINS', []),
       // The embedded UI is reached as localhost or 127.0.0.1, and a browser sends whichever was typed.
@@ -340,6 +343,18 @@ function readReceiveLimits(env: Env): ReceiveLimits {
     throw new ConfigError('HEADERS_TIMEOUT_MS', `must not exceed REQUEST_RECEIVE_TIMEOUT_MS (${limits.requestTimeoutMs})`);
   }
   return limits;
+}
+
+function readCodec(env: Env): CodecSettings {
+  const settings = {
+    secret: readSecret(env, 'CODEC_SECRET'),
+    maxPayloadBytes: readInt(env, 'CODEC_MAX_PAYLOAD_BYTES', 8 * 1024 * 1024, 64 * 1024, 512 * 1024 * 1024),
+    maxRequestBytes: readInt(env, 'CODEC_MAX_REQUEST_BYTES', 32 * 1024 * 1024, 64 * 1024, 512 * 1024 * 1024),
+  };
+  if (settings.maxRequestBytes < settings.maxPayloadBytes) {
+    throw new ConfigError('CODEC_MAX_REQUEST_BYTES', `must be at least CODEC_MAX_PAYLOAD_BYTES (${settings.maxPayloadBytes})`);
+  }
+  return settings;
 }
 
 function readSecret(env: Env, name: string): string | undefined {

@@ -13,6 +13,7 @@ export const ERRORS = {
   instructions_required: { status: 400, message: 'instructions are required' },
   instructions_too_long: { status: 400, message: 'instructions must be at most 20000 characters' },
   body_too_large: { status: 413, message: 'request body is too large' },
+  decoded_too_large: { status: 413, message: 'decoded payloads are too large' },
   request_timeout: { status: 408, message: 'request timed out: headers and body must arrive in time' },
   headers_too_large: { status: 431, message: 'request headers are too large' },
   malformed_request: { status: 400, message: 'malformed HTTP request' },

@@ -1,4 +1,5 @@
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gunzip, gzipSync } from 'node:zlib';
 import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
 
 /**
@@ -15,6 +16,16 @@ const MIN_BYTES = 4096;
 /** The wrapped payload's own encoding, kept so decoding restores it exactly. */
 const ORIGINAL_ENCODING = 'webloom-original-encoding';
 
+/**
+ * Decompressed size of one payload that workers and clients accept. Far above any payload this
+ * service makes (Markdown is cut at 1.5 MB, model input at its token budget), it bounds what a
+ * forged one can cost.
+ */
+export const MAX_DECODED_PAYLOAD_BYTES = 64 * 1024 * 1024;
+/** Decompression output chunk: a payload of a few MB takes a few thread-pool hops, not hundreds. */
+const CHUNK_BYTES = 256 * 1024;
+
+const gunzipBounded = promisify(gunzip);
 const text = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -34,14 +45,36 @@ export class GzipPayloadCodec implements PayloadCodec {
   }
 
   async decode(payloads: Payload[]): Promise<Payload[]> {
-    return payloads.map((payload) => {
-      if (encodingOf(payload) !== GZIP_ENCODING || !payload.data) return payload;
-      const { [ORIGINAL_ENCODING]: original, ...metadata } = payload.metadata ?? {};
-      if (original) metadata.encoding = original;
-      else delete metadata.encoding;
-      return { metadata, data: gunzipSync(payload.data) };
-    });
+    return Promise.all(payloads.map((payload) => decodePayload(payload, MAX_DECODED_PAYLOAD_BYTES)));
   }
+}
+
+/** A payload that decompresses to more than the limit. */
+export class DecodedSizeError extends Error {
+  constructor(readonly limitBytes: number) {
+    super(`payload decompresses to more than ${limitBytes} bytes`);
+    this.name = 'DecodedSizeError';
+  }
+}
+
+/**
+ * Restores one payload. Decompression runs on the thread pool, never blocking the event loop,
+ * and stops once its output passes `maxBytes`, so a small payload that inflates to gigabytes
+ * costs at most that much memory and time.
+ */
+export async function decodePayload(payload: Payload, maxBytes: number): Promise<Payload> {
+  if (encodingOf(payload) !== GZIP_ENCODING || !payload.data) return payload;
+  let data: Buffer;
+  try {
+    data = await gunzipBounded(payload.data, { maxOutputLength: maxBytes, chunkSize: CHUNK_BYTES });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new DecodedSizeError(maxBytes);
+    throw err;
+  }
+  const { [ORIGINAL_ENCODING]: original, ...metadata } = payload.metadata ?? {};
+  if (original) metadata.encoding = original;
+  else delete metadata.encoding;
+  return { metadata, data };
 }
 
 /** The data converter every client and worker of this service uses. */

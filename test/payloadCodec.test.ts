@@ -1,7 +1,8 @@
 import { Client, Connection } from '@temporalio/client';
-import { GZIP_ENCODING, GzipPayloadCodec } from '../src/payloadCodec';
-import { readFile } from 'node:fs/promises';
+import { DecodedSizeError, GZIP_ENCODING, GzipPayloadCodec } from '../src/payloadCodec';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { apiKey, apiUrl, post, stackSetting } from './helpers/api';
 import { html, startFixtureServer, type FixtureServer } from './helpers/fixtureServer';
 
@@ -17,6 +18,13 @@ let fixtures: FixtureServer;
 const codecUrl = () => apiUrl().replace(/\/v1$/, '/codec');
 /** What the Web UI is configured with: the codec behind its secret path. */
 const uiCodecUrl = () => `${codecUrl()}/${stackSetting('CODEC_SECRET')}`;
+const MiB = 1024 * 1024;
+/** `count` gzip members of `memberBytes` zeros each, in one stream (gunzip reads every member). */
+const gzippedZeros = (memberBytes: number, count: number) => {
+  const member = gzipSync(Buffer.alloc(memberBytes), { level: 9 });
+  return Buffer.concat(Array.from({ length: count }, () => member));
+};
+const asWire = (data: Buffer) => ({ metadata: { encoding: Buffer.from(GZIP_ENCODING).toString('base64') }, data: data.toString('base64') });
 const decodeRequest = (body: unknown, headers: Record<string, string> = {}) => ({
   method: 'POST',
   headers: { 'content-type': 'application/json', 'x-namespace': 'default', ...headers },
@@ -32,6 +40,11 @@ afterAll(async () => {
 });
 
 describe('payload codec', () => {
+  it('refuses to inflate a payload past 64 MiB in workers and clients', async () => {
+    const bomb = { metadata: { encoding: Buffer.from(GZIP_ENCODING) }, data: gzippedZeros(16 * MiB, 8) };
+    await expect(codec.decode([bomb])).rejects.toThrow(DecodedSizeError);
+  });
+
   it('leaves small payloads as they are and restores large ones exactly', async () => {
     const small = jsonPayload({ url: 'https://example.com' });
     const large = jsonPayload({ content: PARAGRAPH.repeat(100) });
@@ -130,5 +143,64 @@ describe('payload codec', () => {
       body: JSON.stringify({ payloads: [] }),
     });
     expect(decoded.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
+describe('codec limits', () => {
+  const pid = process.env.TEST_API_PID;
+  /** The API process's peak resident memory since the last reset, in MiB (Linux's VmHWM). */
+  const apiPeakRssMiB = async () => Number(/VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
+  const resetApiPeakRss = () => writeFile(`/proc/${pid}/clear_refs`, '5');
+
+  it('refuses gigabyte bombs quickly, with bounded memory, while other requests are served', async () => {
+    const bomb = gzippedZeros(16 * MiB, 64);
+    expect(bomb.byteLength).toBeLessThan(1.5 * MiB);
+    await resetApiPeakRss();
+    const healthMs: number[] = [];
+    let bombing = true;
+    const healthChecks = (async () => {
+      while (bombing) {
+        const started = performance.now();
+        const res = await fetch(`${apiUrl().replace(/\/v1$/, '')}/healthz`);
+        expect(res.status).toBe(200);
+        healthMs.push(performance.now() - started);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    })();
+    const started = performance.now();
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () => fetch(`${uiCodecUrl()}/decode`, decodeRequest({ payloads: [asWire(bomb)] }))),
+    );
+    const bombsMs = performance.now() - started;
+    bombing = false;
+    await healthChecks;
+    for (const res of answers) {
+      expect(res.status).toBe(413);
+      expect(await res.json()).toEqual({
+        error: `decoded payloads are too large: at most ${8 * MiB} bytes each and ${32 * MiB} per request`,
+      });
+    }
+    // Before the caps one such bomb took 16 s, held /healthz as long and peaked at 4.5 GB.
+    // The bounds leave room for a machine busy with other work.
+    expect(bombsMs).toBeLessThan(5000);
+    expect(healthMs.length).toBeGreaterThan(0);
+    expect(Math.max(...healthMs)).toBeLessThan(1000);
+    expect(await apiPeakRssMiB()).toBeLessThan(400);
+  });
+
+  it('caps what all payloads of one request inflate to', async () => {
+    const payload = asWire(gzippedZeros(7 * MiB, 1));
+    const res = await fetch(`${uiCodecUrl()}/decode`, decodeRequest({ payloads: [payload, payload, payload, payload, payload] }));
+    expect(res.status).toBe(413);
+    const fits = await fetch(`${uiCodecUrl()}/decode`, decodeRequest({ payloads: [payload, payload, payload, payload] }));
+    expect(fits.status).toBe(200);
+    const decoded = ((await fits.json()) as { payloads: { data: string }[] }).payloads;
+    expect(decoded.map((one) => Buffer.from(one.data, 'base64').byteLength)).toEqual([7 * MiB, 7 * MiB, 7 * MiB, 7 * MiB]);
+  });
+
+  it('answers 400 for a payload that is not gzip', async () => {
+    const res = await fetch(`${uiCodecUrl()}/decode`, decodeRequest({ payloads: [asWire(Buffer.from('not gzip at all'))] }));
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: 'payloads[0].data is not valid gzip' });
   });
 });

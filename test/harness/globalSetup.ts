@@ -17,4 +17,5 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_GEO_PROXY_PORT = String(stack.geoProxyPort);
   process.env.TEST_MODEL_URL = stack.modelUrl;
   process.env.TEST_STACK_ENV = JSON.stringify(stack.env);
+  process.env.TEST_API_PID = String(stack.children.find((child) => child.name === 'api')?.process.pid ?? '');
 }
