@@ -1,5 +1,6 @@
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import type { BrowserSettings } from '../config';
+import { GUARD_PROXY_HOST } from './guardProxy';
 
 /**
  * The one Chromium process of a browser worker. Each request gets a fresh context (its own
@@ -22,6 +23,11 @@ const CHROMIUM_ARGS = [
   '--disable-default-apps',
   '--disable-extensions',
   '--mute-audio',
+  // Pages reach the network only through the guard proxy (a TCP connection per request), so nothing may go around it:
+  // WebRTC would send STUN and TURN straight out over UDP, with no proxy in the way.
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+  // Chromium resolves no name itself (a STUN server's, a DNS prefetch): the proxy resolves and checks every name.
+  `--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE ${GUARD_PROXY_HOST}`,
 ];
 
 export class BrowserPool {

@@ -12,6 +12,9 @@ import { guardedLookup, isBlockedError, type LookupCallback } from '../net/httpF
  * the proxy user name its context presents, so a blocked attempt is charged to the right render.
  */
 
+/** Where the proxy listens: the one address the browser connects to. */
+export const GUARD_PROXY_HOST = '127.0.0.1';
+
 export interface ProxySession {
   /** Proxy settings for the browser context of this render. */
   proxy: { server: string; username: string; password: string; bypass: string };
@@ -37,7 +40,7 @@ export class GuardProxy {
     const lookup = guardedLookup(this.policy);
     const server = new Server({
       port: 0,
-      host: '127.0.0.1',
+      host: GUARD_PROXY_HOST,
       prepareRequestFunction: async ({ username, hostname, port }) => {
         const session = this.sessions.get(username);
         if (!session) return { requestAuthentication: true, failMsg: 'unknown render session' };
@@ -76,7 +79,7 @@ export class GuardProxy {
     this.sessions.set(username, state);
     return {
       // `<-loopback>` undoes Chromium's built-in rule that sends loopback traffic around any proxy.
-      proxy: { server: `http://127.0.0.1:${this.port}`, username, password: 'render', bypass: '<-loopback>' },
+      proxy: { server: `http://${GUARD_PROXY_HOST}:${this.port}`, username, password: 'render', bypass: '<-loopback>' },
       blocked: state.blocked,
       end: () => this.sessions.delete(username),
     };
