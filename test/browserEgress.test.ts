@@ -74,6 +74,10 @@ beforeAll(async () => {
     '/webtransport': html(`<html><head><title>Transport</title></head><body><article><h1>Transport</h1>
 <p>${'A page that opens a WebTransport session, which runs over QUIC, to loopback. '.repeat(4)}</p></article>
 <script>new WebTransport('https://127.0.0.1:${port}/').ready.catch(() => undefined);</script></body></html>`),
+    '/service-worker': html(`<html><head><title>Offline app</title></head><body><article><h1>Offline app</h1>
+<p>${'A page that installs a service worker, whose requests the render would not see. '.repeat(4)}</p></article>
+<script>navigator.serviceWorker.register('/sw.js');</script></body></html>`),
+    '/sw.js': html('self.addEventListener("fetch", () => undefined);', 'text/javascript'),
   });
 });
 
@@ -112,5 +116,11 @@ describe('browser egress', () => {
     expect(listeners.datagrams).toEqual([]);
     expect(listeners.connections).toBe(0);
     expect(res.status).toBe(200);
+  });
+
+  it('lets no page install a service worker', async () => {
+    const res = await renderMax('/service-worker');
+    expect(res.status).toBe(200);
+    expect(fixtures.hits.get('/sw.js')).toBeUndefined();
   });
 });

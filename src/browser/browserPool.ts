@@ -63,12 +63,15 @@ export class BrowserPool {
     else this.active--;
   }
 
-  /** Runs `work` in a fresh context that is closed afterwards, whatever happens. */
+  /**
+   * Runs `work` in a fresh context that is closed afterwards, whatever happens. Service workers are
+   * refused: their requests are not the page's, so the render could neither see nor route them.
+   */
   async withContext<T>(options: Parameters<Browser['newContext']>[0], work: (context: BrowserContext) => Promise<T>): Promise<T> {
     await this.acquire();
     let context: BrowserContext | undefined;
     try {
-      context = await (await this.launch()).newContext(options);
+      context = await (await this.launch()).newContext({ ...options, serviceWorkers: 'block' });
       return await work(context);
     } finally {
       await context?.close().catch(() => undefined);
