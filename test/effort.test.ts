@@ -54,9 +54,12 @@ const slowly = (body: string): Handler => (_req, res) => {
 let fixtures: FixtureServer;
 /** An internal service on plain loopback, which the stack must never reach. */
 let secrets: FixtureServer;
+/** The same on IPv6 loopback. */
+let secrets6: FixtureServer;
 
 beforeAll(async () => {
   secrets = await startFixtureServer({ '/secret': html('<html><body><p>internal secret token</p></body></html>') }, '127.0.0.1');
+  secrets6 = await startFixtureServer({ '/secret': html('<html><body><p>internal secret token</p></body></html>') }, '::1');
   fixtures = await startFixtureServer({
     '/script-only': html(SCRIPT_ONLY),
     '/gate': (req, res) => {
@@ -72,6 +75,8 @@ beforeAll(async () => {
     },
     '/late-body': slowly(`<p>${'Article text that a slow API call delivered after the page load event. '.repeat(4)}</p>`),
     '/to-internal': (_req, res) => res.writeHead(302, { location: secrets.url('/secret') }).end(),
+    '/to-ipv6-loopback': (_req, res) => res.writeHead(302, { location: `http://[::1]:${secrets6.port}/secret` }).end(),
+    '/to-mapped-loopback': (_req, res) => res.writeHead(302, { location: `http://[::ffff:127.0.0.1]:${secrets.port}/secret` }).end(),
     '/fetches-internal': html(`<html><body><article><h1>Innocent</h1><p id="out">${'A page that reads an internal address from its script. '.repeat(5)}</p></article>
 <script>fetch('${secrets.url('/secret')}').then((r) => r.text()).then((t) => { document.getElementById('out').textContent = t; });</script></body></html>`),
   });
@@ -80,6 +85,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await fixtures.close();
   await secrets.close();
+  await secrets6.close();
 });
 
 type Md = { content: string };
@@ -146,6 +152,17 @@ describe('effort levels', () => {
     expect(res.status).toBe(422);
     expect(res.body).toEqual({ error: 'access to internal resources is not allowed' });
     expect(secrets.hits.get('/secret')).toBeUndefined();
+  });
+
+  it.each([
+    ['IPv6 loopback', '/to-ipv6-loopback'],
+    ['IPv4-mapped IPv6 loopback', '/to-mapped-loopback'],
+  ])('max refuses a redirect to %s', async (_name, path) => {
+    const res = await extract(path, 'max');
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ error: 'access to internal resources is not allowed' });
+    expect(secrets.hits.get('/secret')).toBeUndefined();
+    expect(secrets6.hits.get('/secret')).toBeUndefined();
   });
 
   it('max refuses a page whose script reads an internal address', async () => {

@@ -44,7 +44,8 @@ export class GuardProxy {
       prepareRequestFunction: async ({ username, hostname, port }) => {
         const session = this.sessions.get(username);
         if (!session) return { requestAuthentication: true, failMsg: 'unknown render session' };
-        const target = new URL(`http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}/`);
+        // proxy-chain takes the host from a parsed URL, so an IPv6 literal already comes bracketed (`[::1]`).
+        const target = new URL(`http://${hostname}:${port}/`);
         try {
           // Through an upstream proxy the name is resolved there, so it is resolved and checked here first.
           if (session.upstreamProxyUrl) await this.policy.checkUrl(target);
