@@ -47,6 +47,21 @@ window.addEventListener('load', () => {
 });
 </script></body></html>`;
 
+/**
+ * Once the render scrolls it, this page stops every timer and animation frame, so the reading in
+ * progress waits, and navigates: the new document replaces the one being read, every time.
+ */
+const navigatesWhileRead = (target: string) => `<html><head><title>Moved</title></head><body><p>This page has moved.</p>
+<div style="height: 4000px"></div>
+<script>
+addEventListener('scroll', () => {
+  window.requestAnimationFrame = () => 0;
+  const last = setTimeout(() => undefined);
+  for (let id = 0; id <= last; id++) clearTimeout(id);
+  setTimeout(() => { location.href = '${target}'; }, 300);
+}, { once: true });
+</script></body></html>`;
+
 const slowly = (body: string): Handler => (_req, res) => {
   setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(body), 400);
 };
@@ -77,6 +92,12 @@ beforeAll(async () => {
     '/to-internal': (_req, res) => res.writeHead(302, { location: secrets.url('/secret') }).end(),
     '/to-ipv6-loopback': (_req, res) => res.writeHead(302, { location: `http://[::1]:${secrets6.port}/secret` }).end(),
     '/to-mapped-loopback': (_req, res) => res.writeHead(302, { location: `http://[::ffff:127.0.0.1]:${secrets.port}/secret` }).end(),
+    '/navigates-internal': html(`<html><head><title>Moving</title></head><body><article><h1>Moving</h1>
+<p>${'A page whose script sends the reader to an internal address a moment after it loads. '.repeat(4)}</p></article>
+<script>setTimeout(() => { location.href = '${secrets.url('/secret')}'; }, 200);</script></body></html>`),
+    '/navigates-while-read': html(navigatesWhileRead('/landing')),
+    '/navigates-internal-while-read': html(navigatesWhileRead(secrets.url('/secret'))),
+    '/landing': html(ARTICLE),
     '/fetches-internal': html(`<html><body><article><h1>Innocent</h1><p id="out">${'A page that reads an internal address from its script. '.repeat(5)}</p></article>
 <script>fetch('${secrets.url('/secret')}').then((r) => r.text()).then((t) => { document.getElementById('out').textContent = t; });</script></body></html>`),
   });
@@ -163,6 +184,28 @@ describe('effort levels', () => {
     expect(res.body).toEqual({ error: 'access to internal resources is not allowed' });
     expect(secrets.hits.get('/secret')).toBeUndefined();
     expect(secrets6.hits.get('/secret')).toBeUndefined();
+  });
+
+  it('max reads the page a script navigates to while it is read', async () => {
+    const res = await extract('/navigates-while-read', 'max');
+    expect(res.status).toBe(200);
+    expect(res.body.content).toContain('Only clients that run the challenge script reach this article text.');
+    // Read in one render: the navigation did not fail a first attempt that a retry then covered up.
+    expect(fixtures.hits.get('/navigates-while-read')).toBe(1);
+  });
+
+  it('max refuses a page whose script navigates to an internal address', async () => {
+    const res = await extract('/navigates-internal', 'max');
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ error: 'access to internal resources is not allowed' });
+    expect(secrets.hits.get('/secret')).toBeUndefined();
+  });
+
+  it('max refuses a page that navigates to an internal address while it is read', async () => {
+    const res = await extract('/navigates-internal-while-read', 'max');
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ error: 'access to internal resources is not allowed' });
+    expect(secrets.hits.get('/secret')).toBeUndefined();
   });
 
   it('max refuses a page whose script reads an internal address', async () => {

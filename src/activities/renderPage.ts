@@ -63,6 +63,26 @@ async function scrollThrough(page: Page, network: NetworkActivity, deadline: num
   }
 }
 
+/** What Playwright throws when the document it was reading went away: the page navigated on its own. */
+const NAVIGATED_AWAY = /Execution context was destroyed|Cannot find context with specified id/;
+
+/**
+ * Reads the page, and reads it again if a script navigated it meanwhile (a script redirect, a
+ * reload): the document it ends on is the one wanted. A page that keeps navigating to the
+ * deadline is taken as a failed fetch.
+ */
+async function readingAfterNavigations<T>(page: Page, deadline: number, read: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      return await read();
+    } catch (err) {
+      if (!(err instanceof Error) || !NAVIGATED_AWAY.test(err.message)) throw err;
+      if (Date.now() >= deadline) throw new ServiceError('fetch_failed', `${page.url()} kept navigating until the render deadline`);
+      await page.waitForLoadState('load', { timeout: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
+    }
+  }
+}
+
 export function createRenderActivities(deps: RenderActivityDeps) {
   return {
     /** Loads a page in Chromium, lets its scripts run, and reads the final DOM as asked. */
@@ -99,13 +119,23 @@ export function createRenderActivities(deps: RenderActivityDeps) {
               refuseIfInternal();
               return { body: await download.body(), contentType: servedType, finalUrl: page.url() };
             }
-            await network.quiet(Math.min(deadline, Date.now() + SETTLE_MS));
-            await scrollThrough(page, network, deadline);
-            await network.quiet(Math.min(deadline, Date.now() + SETTLE_MS));
-            refuseIfInternal();
-            // The status of the document now shown: a challenge page that reloaded itself counts as its final load.
-            httpStatus = (await page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)?.responseStatus ?? 0)) || (response?.status() ?? 0);
-            return { body: Buffer.from(await page.content(), 'utf8'), contentType: 'text/html; charset=utf-8', finalUrl: page.url() };
+            try {
+              return await readingAfterNavigations(page, deadline, async () => {
+                await network.quiet(Math.min(deadline, Date.now() + SETTLE_MS));
+                await scrollThrough(page, network, deadline);
+                await network.quiet(Math.min(deadline, Date.now() + SETTLE_MS));
+                // The status of the document now shown: a challenge page that reloaded itself counts as its final load.
+                httpStatus = (await page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)?.responseStatus ?? 0)) || (response?.status() ?? 0);
+                const html = await page.content();
+                // Checked after the last read, so whatever the page reached for before it is charged.
+                refuseIfInternal();
+                return { body: Buffer.from(html, 'utf8'), contentType: 'text/html; charset=utf-8', finalUrl: page.url() };
+              });
+            } catch (err) {
+              // A page that navigated to an internal address broke the reading on its way there.
+              refuseIfInternal();
+              throw err;
+            }
           })
             .finally(() => session.end());
           if (httpStatus >= 400) {
