@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { post } from './helpers/api';
 import { html, startFixtureServer, type FixtureServer, type Handler } from './helpers/fixtureServer';
 
@@ -62,6 +63,11 @@ addEventListener('scroll', () => {
 }, { once: true });
 </script></body></html>`;
 
+/** UTF-8 bytes served as plain `text/html`, with no `<meta charset>`: the encoding must come from the bytes. */
+const UNDECLARED_UTF8 = Buffer.from(`<!doctype html><html><head><title>Play…and Pay</title></head><body><article><h1>Play…and Pay</h1>
+<p>${'Arcades – once everywhere – charged “per play”, and café owners loved them. '.repeat(4)}</p><p id="scripted"></p></article>
+<script>document.getElementById('scripted').textContent = 'Written by a script: déjà vu — naïve.';</script></body></html>`, 'utf8');
+
 const slowly = (body: string): Handler => (_req, res) => {
   setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(body), 400);
 };
@@ -98,6 +104,8 @@ beforeAll(async () => {
     '/navigates-while-read': html(navigatesWhileRead('/landing')),
     '/navigates-internal-while-read': html(navigatesWhileRead(secrets.url('/secret'))),
     '/landing': html(ARTICLE),
+    '/undeclared-utf8': html(UNDECLARED_UTF8, 'text/html'),
+    '/undeclared-utf8-gzip': (_req, res) => res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end(gzipSync(UNDECLARED_UTF8)),
     '/fetches-internal': html(`<html><body><article><h1>Innocent</h1><p id="out">${'A page that reads an internal address from its script. '.repeat(5)}</p></article>
 <script>fetch('${secrets.url('/secret')}').then((r) => r.text()).then((t) => { document.getElementById('out').textContent = t; });</script></body></html>`),
   });
@@ -199,6 +207,24 @@ describe('effort levels', () => {
     expect(res.status).toBe(422);
     expect(res.body).toEqual({ error: 'access to internal resources is not allowed' });
     expect(secrets.hits.get('/secret')).toBeUndefined();
+  });
+
+  it.each([
+    ['min', '/undeclared-utf8'],
+    ['standard', '/undeclared-utf8'],
+    ['max', '/undeclared-utf8'],
+    ['max', '/undeclared-utf8-gzip'],
+  ])('%s reads a UTF-8 page that declares no charset as UTF-8 (%s)', async (effort, path) => {
+    const res = await post<Md & { metadata: { title?: string } }>('/extract/markdown', {
+      url: fixtures.url(path),
+      effort,
+      metadata: true,
+      nocache: true,
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.metadata.title).toBe('Play…and Pay');
+    expect(res.body.content).toContain('Arcades – once everywhere – charged “per play”, and café owners loved them.');
+    if (effort === 'max') expect(res.body.content).toContain('Written by a script: déjà vu — naïve.');
   });
 
   it('max refuses a page that navigates to an internal address while it is read', async () => {

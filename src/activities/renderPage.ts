@@ -5,6 +5,7 @@ import type { AddressPolicy } from '../net/addressPolicy';
 import type { BrowserPool } from '../browser/browserPool';
 import type { GuardProxy } from '../browser/guardProxy';
 import { NetworkActivity } from '../browser/networkActivity';
+import { relabelUndeclaredUtf8 } from '../browser/undeclaredUtf8';
 import { isPdfType } from '../extraction/pdf';
 import type { ObtainedPage } from '../types';
 import { reportingFailures } from './failures';
@@ -104,14 +105,16 @@ export function createRenderActivities(deps: RenderActivityDeps) {
             await context.route('**/*', skipHeavyResources);
             const page = await context.newPage();
             const network = new NetworkActivity(page);
-            let response;
-            try {
-              response = await page.goto(input.url, { waitUntil: 'load', timeout: deps.settings.renderTimeoutMs });
-            } catch (err) {
-              refuseIfInternal();
-              throw new ServiceError('fetch_failed', `render of ${input.url}: ${err instanceof Error ? err.message : String(err)}`);
-            }
-            const servedType = response?.headers()['content-type'] ?? '';
+            const loading = async <T>(load: () => Promise<T>): Promise<T> => {
+              try {
+                return await load();
+              } catch (err) {
+                refuseIfInternal();
+                throw new ServiceError('fetch_failed', `render of ${input.url}: ${err instanceof Error ? err.message : String(err)}`);
+              }
+            };
+            const loaded = await loading(() => page.goto(input.url, { waitUntil: 'load', timeout: deps.settings.renderTimeoutMs }));
+            const servedType = loaded?.headers()['content-type'] ?? '';
             if (isPdfType(servedType)) {
               // Chromium shows a PDF in its viewer; the document itself is what is wanted.
               const download = await context.request.get(page.url(), { timeout: Math.max(1000, deadline - Date.now()) });
@@ -119,6 +122,7 @@ export function createRenderActivities(deps: RenderActivityDeps) {
               refuseIfInternal();
               return { body: await download.body(), contentType: servedType, finalUrl: page.url() };
             }
+            const response = loaded && (await loading(() => relabelUndeclaredUtf8(page, loaded, Math.max(1000, deadline - Date.now()))));
             try {
               return await readingAfterNavigations(page, deadline, async () => {
                 await network.quiet(Math.min(deadline, Date.now() + SETTLE_MS));

@@ -1,18 +1,30 @@
 import sniffHtmlEncoding from 'html-encoding-sniffer';
 import { decode as decodeBytes, labelToName } from 'whatwg-encoding';
 
+export interface HtmlEncoding {
+  /** WHATWG encoding name, as `document.characterSet` spells it. */
+  name: string;
+  /** False when nothing declared it (BOM, HTTP charset, `<meta charset>`) and the bytes decided. */
+  declared: boolean;
+}
+
 /**
- * Bytes to text the way a browser decides: byte-order mark, then the HTTP charset, then a
+ * The encoding a browser would decide on: byte-order mark, then the HTTP charset, then a
  * `<meta charset>` prescan. Pages that declare nothing are taken as UTF-8 when they are valid
  * UTF-8 (most of today's web), else as windows-1252, the HTML standard's fallback.
  */
-export function decodeHtml(body: Uint8Array, contentType: string): string {
+export function htmlEncoding(body: Uint8Array, contentType: string): HtmlEncoding {
   const label = /charset\s*=\s*["']?([^;"'\s]+)/i.exec(contentType)?.[1];
   const transportLayerEncodingLabel = label && labelToName(label) ? label : undefined;
   const undeclared = 'x-undeclared';
-  let encoding = sniffHtmlEncoding(body, { transportLayerEncodingLabel, defaultEncoding: undeclared });
-  if (encoding === undeclared) encoding = isUtf8(body) ? 'UTF-8' : 'windows-1252';
-  return decodeBytes(body, encoding);
+  const name = sniffHtmlEncoding(body, { transportLayerEncodingLabel, defaultEncoding: undeclared });
+  if (name !== undeclared) return { name, declared: true };
+  return { name: isUtf8(body) ? 'UTF-8' : 'windows-1252', declared: false };
+}
+
+/** Bytes to text in the encoding `htmlEncoding` decides on. */
+export function decodeHtml(body: Uint8Array, contentType: string): string {
+  return decodeBytes(body, htmlEncoding(body, contentType).name);
 }
 
 function isUtf8(body: Uint8Array): boolean {
