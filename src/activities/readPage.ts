@@ -57,9 +57,23 @@ async function modelInputOf(page: PageBody, settings: ReadSettings): Promise<Mod
   return { chunks, metadata: main.metadata };
 }
 
+/**
+ * A page too big, too deep or too slow to read within the bounds. Extract Markdown's spec has one
+ * answer for a page it cannot convert, `failed to convert HTML to Markdown`; the JSON operations
+ * have `web page is too large`.
+ */
+export function tooCostly(reading: PageReading, detail: string): ServiceError {
+  return new ServiceError(reading.as === 'markdown' ? 'conversion_failed' : 'page_too_large', detail);
+}
+
 export async function readPage<R extends PageReading>(page: PageBody, reading: R, settings: ReadSettings): Promise<ReadingOf<R>> {
-  const result = reading.as === 'markdown' ? await markdownOf(page, reading.content, settings) : await modelInputOf(page, settings);
-  return result as ReadingOf<R>;
+  try {
+    const result = reading.as === 'markdown' ? await markdownOf(page, reading.content, settings) : await modelInputOf(page, settings);
+    return result as ReadingOf<R>;
+  } catch (err) {
+    if (err instanceof ServiceError && err.code === 'page_too_large') throw tooCostly(reading, err.detail ?? err.message);
+    throw err;
+  }
 }
 
 /** What the activity that obtained a page knows of it besides the body. */

@@ -1,4 +1,5 @@
 import { parseHTML } from 'linkedom';
+import { checkStructure } from './structureBounds';
 
 /**
  * `<![CDATA[` in HTML (outside SVG and MathML) is a bogus comment that ends at the next `>`, as
@@ -115,9 +116,10 @@ function dropFallback(template: Element): void {
   }
 }
 
-/** Parses a page as a browser would see its structure. */
+/** Parses a page as a browser would see its structure; a page too deep or too big to parse is refused. */
 export function parseDocument(html: string): Document {
   const source = html.includes('<![CDATA[') ? html.replace(STRAY_CDATA, (_match, raw: string | undefined) => raw ?? '') : html;
+  checkStructure(source);
   const { document } = parseHTML(source);
   normaliseTree(document);
   // Only pages that stream segments pay for looking for them.

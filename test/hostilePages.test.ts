@@ -1,0 +1,93 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { post, type ApiResponse } from './helpers/api';
+import { html, startFixtureServer, type FixtureServer } from './helpers/fixtureServer';
+
+/**
+ * Pages built to make reading them cost without end. Whatever a page does, it costs a bounded
+ * amount of CPU and memory, its request gets a clear error, and other requests on the same worker
+ * are served meanwhile.
+ */
+
+const DEPTH = 500_000;
+/** 500,000 nested `<div>`s, 5.5 MB: linkedom's parser is quadratic in nesting depth. */
+const DEEP = `<!doctype html><html><head><title>Deep</title></head><body>${'<div>'.repeat(DEPTH)}bottom${'</div>'.repeat(DEPTH)}</body></html>`;
+
+const ARTICLE = `<!doctype html><html><head><title>An ordinary page</title></head><body><article><h1>An ordinary page</h1>
+<p>${'An ordinary paragraph that any reader converts in a few milliseconds. '.repeat(8)}</p></article></body></html>`;
+
+/** What answers a hostile page: Extract Markdown's spec has one conversion failure. */
+const CONVERSION_FAILED = { status: 500, error: 'failed to convert HTML to Markdown' };
+
+/** Generous for a loaded two-core machine, and far below the 60 s these pages took before. */
+const DEEP_BOUND_MS = 15_000;
+/** An ordinary page while a hostile one is being read on the same worker. */
+const PROMPT_MS = 5_000;
+/**
+ * Peak resident memory of the page worker process while it reads the hostile pages: its base
+ * (Node, Temporal's core, the browser pool's bookkeeping) and what a refused page costs.
+ */
+const MEMORY_BOUND_MB = 1_500;
+
+let fixtures: FixtureServer;
+
+beforeAll(async () => {
+  fixtures = await startFixtureServer({
+    '/deep': html(DEEP),
+    '/article': html(ARTICLE),
+  });
+});
+afterAll(() => fixtures.close());
+
+const pageWorkerPid = (): number => {
+  const pids = JSON.parse(process.env.TEST_WORKER_PIDS ?? '{}') as Record<string, number>;
+  const pid = pids['fetch,browser'];
+  if (!pid) throw new Error(`no page worker among ${JSON.stringify(pids)}`);
+  return pid;
+};
+
+/** Resets the peak resident set size the kernel keeps for the process (VmHWM). */
+const resetPeakMemory = (pid: number) => writeFileSync(`/proc/${pid}/clear_refs`, '5');
+
+const peakMemoryMb = (pid: number): number => {
+  const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match) throw new Error(`no VmHWM for process ${pid}`);
+  return Number(match[1]) / 1024;
+};
+
+const timed = async <T>(work: () => Promise<T>): Promise<{ result: T; ms: number }> => {
+  const started = Date.now();
+  const result = await work();
+  return { result, ms: Date.now() - started };
+};
+
+const extract = (path: string, effort: string) => post('/extract/markdown', { url: fixtures.url(path), effort, nocache: true });
+
+/**
+ * Requests `path` and, once the fixture server has sent it, asks for an ordinary page three
+ * times in a row: each must be answered promptly while the hostile one is read.
+ */
+async function readAlongside(path: string, effort: string): Promise<{ hostile: { result: ApiResponse; ms: number }; ordinary: number[] }> {
+  const served = fixtures.hits.get(path) ?? 0;
+  const hostile = timed(() => extract(path, effort));
+  while ((fixtures.hits.get(path) ?? 0) === served) await new Promise((resolve) => setTimeout(resolve, 20));
+  const ordinary: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const { result, ms } = await timed(() => extract('/article', 'min'));
+    expect(result.status).toBe(200);
+    expect(result.body.content).toContain('An ordinary paragraph');
+    ordinary.push(ms);
+  }
+  return { hostile: await hostile, ordinary };
+}
+
+describe('a hostile page', () => {
+  it.each(['min', 'standard'])('of 500,000 nested divs at effort %s fails fast with bounded memory, others served meanwhile', async (effort) => {
+    const pid = pageWorkerPid();
+    resetPeakMemory(pid);
+    const { hostile, ordinary } = await readAlongside('/deep', effort);
+    expect({ status: hostile.result.status, error: hostile.result.body.error }).toEqual(CONVERSION_FAILED);
+    expect(hostile.ms).toBeLessThan(DEEP_BOUND_MS);
+    expect(Math.max(...ordinary)).toBeLessThan(PROMPT_MS);
+    expect(peakMemoryMb(pid)).toBeLessThan(MEMORY_BOUND_MB);
+  }, 180_000);
+});
