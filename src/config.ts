@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { CACHE_SCOPES, type CacheScope } from './cache/resultCache';
 import { MODEL_TASKS, taskModelVariable, type ModelTask } from './model/tasks';
@@ -50,6 +51,16 @@ export interface FetchSettings {
   maxBytes: number;
   maxRedirects: number;
   userAgent: string;
+}
+
+/** Where pages are read (parsed, converted): threads that can be stopped mid-page. */
+export interface ConvertSettings {
+  /** Conversion threads per worker process: pages read at once. */
+  threads: number;
+  /** Budget of one reading from when a thread takes it; past it the thread is stopped. */
+  timeoutMs: number;
+  /** Heap (V8 old generation) of one conversion thread; past it the thread is stopped. */
+  maxHeapMb: number;
 }
 
 export interface CacheSettings {
@@ -133,6 +144,7 @@ export interface Config {
   geo: GeoSettings;
   model: ModelSettings;
   markdownMaxBytes: number;
+  convert: ConvertSettings;
   cache: CacheSettings;
   dataDir: string;
   workers: { workflowConcurrency: number; fetchConcurrency: number; modelConcurrency: number };
@@ -275,6 +287,13 @@ export function loadConfig(env: Env = process.env): Config {
       maxChunks: readInt(env, 'MODEL_MAX_CHUNKS', 8, 1, 100),
     },
     markdownMaxBytes: readInt(env, 'MARKDOWN_MAX_BYTES', 1024 * 1024, 16 * 1024, 1536 * 1024),
+    convert: {
+      // Two at least, so one slow page never holds every thread; past eight, memory (each may
+      // take CONVERT_MAX_HEAP_MB) matters more than cores.
+      threads: readInt(env, 'CONVERT_THREADS', Math.min(8, Math.max(2, os.availableParallelism())), 1, 256),
+      timeoutMs: readInt(env, 'CONVERT_TIMEOUT_MS', 20_000, 1000, 300_000),
+      maxHeapMb: readInt(env, 'CONVERT_MAX_HEAP_MB', 1024, 128, 16_384),
+    },
     cache: {
       ttlMs: readInt(env, 'CACHE_TTL_SECONDS', 3600, 0, 30 * 24 * 3600) * 1000,
       scope: readEnum(env, 'CACHE_SCOPE', CACHE_SCOPES, 'organization'),

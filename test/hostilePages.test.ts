@@ -12,6 +12,13 @@ const DEPTH = 500_000;
 /** 500,000 nested `<div>`s, 5.5 MB: linkedom's parser is quadratic in nesting depth. */
 const DEEP = `<!doctype html><html><head><title>Deep</title></head><body>${'<div>'.repeat(DEPTH)}bottom${'</div>'.repeat(DEPTH)}</body></html>`;
 
+/**
+ * 1 MB of unclosed `<script` openers: the check for a page drawn by script looks for each one's
+ * closing tag to the end of the page, so reading it takes minutes. It stands for any page whose
+ * reading runs past its time budget.
+ */
+const ENDLESS = `<!doctype html><html><head><title>Endless</title></head><body><p>Text.</p>${'<script'.repeat(150_000)}</body></html>`;
+
 const ARTICLE = `<!doctype html><html><head><title>An ordinary page</title></head><body><article><h1>An ordinary page</h1>
 <p>${'An ordinary paragraph that any reader converts in a few milliseconds. '.repeat(8)}</p></article></body></html>`;
 
@@ -20,11 +27,13 @@ const CONVERSION_FAILED = { status: 500, error: 'failed to convert HTML to Markd
 
 /** Generous for a loaded two-core machine, and far below the 60 s these pages took before. */
 const DEEP_BOUND_MS = 15_000;
+/** The test stack's CONVERT_TIMEOUT_MS plus room for the download and the workflow. */
+const ENDLESS_BOUND_MS = 25_000;
 /** An ordinary page while a hostile one is being read on the same worker. */
 const PROMPT_MS = 5_000;
 /**
  * Peak resident memory of the page worker process while it reads the hostile pages: its base
- * (Node, Temporal's core, the browser pool's bookkeeping) and what a refused page costs.
+ * (Node, Temporal's core, the browser pool's bookkeeping) and each conversion thread's heap cap.
  */
 const MEMORY_BOUND_MB = 1_500;
 
@@ -33,6 +42,7 @@ let fixtures: FixtureServer;
 beforeAll(async () => {
   fixtures = await startFixtureServer({
     '/deep': html(DEEP),
+    '/endless': html(ENDLESS),
     '/article': html(ARTICLE),
   });
 });
@@ -89,5 +99,19 @@ describe('a hostile page', () => {
     expect(hostile.ms).toBeLessThan(DEEP_BOUND_MS);
     expect(Math.max(...ordinary)).toBeLessThan(PROMPT_MS);
     expect(peakMemoryMb(pid)).toBeLessThan(MEMORY_BOUND_MB);
+  }, 180_000);
+
+  it('whose reading never ends is stopped at its time budget, others served meanwhile', async () => {
+    const pid = pageWorkerPid();
+    resetPeakMemory(pid);
+    const { hostile, ordinary } = await readAlongside('/endless', 'min');
+    expect({ status: hostile.result.status, error: hostile.result.body.error }).toEqual(CONVERSION_FAILED);
+    expect(hostile.ms).toBeLessThan(ENDLESS_BOUND_MS);
+    expect(Math.max(...ordinary)).toBeLessThan(PROMPT_MS);
+    expect(peakMemoryMb(pid)).toBeLessThan(MEMORY_BOUND_MB);
+    // The worker is free again: the ordinary page still comes back at once.
+    const after = await timed(() => extract('/article', 'min'));
+    expect(after.result.status).toBe(200);
+    expect(after.ms).toBeLessThan(PROMPT_MS);
   }, 180_000);
 });

@@ -1,12 +1,14 @@
+import { Context } from '@temporalio/activity';
 import type { Dispatcher } from 'undici';
 import { proxyForCountry, type FetchSettings, type GeoSettings } from '../config';
 import { ServiceError } from '../errors';
 import type { AddressPolicy } from '../net/addressPolicy';
-import { needsBrowser } from '../extraction/scriptShell';
 import { createProxyAgent, httpFetch } from '../net/httpFetch';
 import type { ObtainedPage } from '../types';
 import { reportingFailures } from './failures';
-import { readObtained, type PageReading, type ReadingOf, type ReadSettings } from './readPage';
+import { readObtained } from './readObtained';
+import type { PageReading, ReadingOf } from './readPage';
+import type { ReadingPool } from './readingPool';
 
 export interface FetchPageInput<R extends PageReading> {
   url: string;
@@ -22,7 +24,7 @@ export interface FetchActivityDeps {
   geo: GeoSettings;
   policy: AddressPolicy;
   agent: Dispatcher;
-  read: ReadSettings;
+  reader: ReadingPool;
 }
 
 /** Statuses worth another attempt: the server may answer differently a moment later. */
@@ -64,9 +66,10 @@ export function createFetchActivities(deps: FetchActivityDeps) {
           const isHtml = /html/i.test(contentType) || (!contentType && /^\s*</.test(response.body.subarray(0, 64).toString('latin1')));
           return readObtained(
             { body: response.body, contentType, finalUrl: response.finalUrl, truncated: response.truncated },
-            { requestedUrl: input.url, status: response.status, startedAt: started, needsBrowser: isHtml && needsBrowser(response.body.toString('utf8')) },
+            { requestedUrl: input.url, status: response.status, startedAt: started, detectShell: isHtml },
             input.reading,
-            deps.read,
+            deps.reader,
+            Context.current().cancellationSignal,
           );
         },
         (err) => err.code === 'fetch_failed' && (httpStatus === 0 || TRANSIENT_STATUSES.has(httpStatus)),

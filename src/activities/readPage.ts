@@ -2,7 +2,7 @@ import type { ModelSettings } from '../config';
 import { ServiceError } from '../errors';
 import { boundMarkdown } from '../extraction/bound';
 import { estimateTokens, fitToBudget, splitIntoChunks } from '../structured/chunking';
-import type { ContentScope, ObtainedPage, PageMetadata } from '../types';
+import type { ContentScope, PageMetadata } from '../types';
 import { pageToMarkdown, type PageBody } from '../extraction/pageToMarkdown';
 
 /**
@@ -74,33 +74,4 @@ export async function readPage<R extends PageReading>(page: PageBody, reading: R
     if (err instanceof ServiceError && err.code === 'page_too_large') throw tooCostly(reading, err.detail ?? err.message);
     throw err;
   }
-}
-
-/** What the activity that obtained a page knows of it besides the body. */
-export interface ObtainedFacts {
-  requestedUrl: string;
-  status: number;
-  /** `performance.now()` when the download or render began. */
-  startedAt: number;
-  needsBrowser: boolean;
-}
-
-/** Reads a page just downloaded or rendered, reported with the facts its run's history shows. */
-export async function readObtained<R extends PageReading>(
-  page: PageBody,
-  facts: ObtainedFacts,
-  reading: R,
-  settings: ReadSettings,
-): Promise<ObtainedPage<ReadingOf<R>>> {
-  const obtainMs = Math.round(performance.now() - facts.startedAt);
-  return {
-    requestedUrl: facts.requestedUrl,
-    finalUrl: page.finalUrl,
-    status: facts.status,
-    contentType: page.contentType,
-    bytes: page.body.byteLength,
-    obtainMs,
-    needsBrowser: facts.needsBrowser,
-    reading: await readPage(page, reading, settings),
-  };
 }

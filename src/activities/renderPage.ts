@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import type { Page, Route } from 'playwright-core';
 import { proxyForCountry, type BrowserSettings, type GeoSettings } from '../config';
 import { ServiceError } from '../errors';
@@ -9,7 +10,9 @@ import { relabelUndeclaredUtf8 } from '../browser/undeclaredUtf8';
 import { isPdfType } from '../extraction/pdf';
 import type { ObtainedPage } from '../types';
 import { reportingFailures } from './failures';
-import { readObtained, type PageReading, type ReadingOf, type ReadSettings } from './readPage';
+import { readObtained } from './readObtained';
+import type { PageReading, ReadingOf } from './readPage';
+import type { ReadingPool } from './readingPool';
 
 export interface RenderPageInput<R extends PageReading> {
   url: string;
@@ -25,7 +28,7 @@ export interface RenderActivityDeps {
   settings: BrowserSettings;
   geo: GeoSettings;
   userAgent: string;
-  read: ReadSettings;
+  reader: ReadingPool;
 }
 
 /** Nothing a text extraction reads; skipping them is most of a render's speed. */
@@ -149,9 +152,10 @@ export function createRenderActivities(deps: RenderActivityDeps) {
           }
           return readObtained(
             { ...rendered, truncated: false },
-            { requestedUrl: input.url, status: httpStatus, startedAt: started, needsBrowser: false },
+            { requestedUrl: input.url, status: httpStatus, startedAt: started, detectShell: false },
             input.reading,
-            deps.read,
+            deps.reader,
+            Context.current().cancellationSignal,
           );
         },
         (err) => err.code === 'fetch_failed' && (httpStatus === 0 || TRANSIENT_STATUSES.has(httpStatus)),

@@ -72,6 +72,8 @@ export async function startStack(logDir: string, extraEnv: NodeJS.ProcessEnv = {
     CACHE_DIR: path.join(logDir, 'cache'),
     CACHE_TTL_SECONDS: '3',
     FETCH_MIN_EFFORT_TIMEOUT_MS: '2000',
+    // A page over its reading budget costs the tests this long; every fixture reads in milliseconds.
+    CONVERT_TIMEOUT_MS: '8000',
     GEO_PROXIES: `DE=http://${FIXTURE_HOST}:${geoProxyPort}`,
     OPENAI_BASE_URL: model.baseUrl,
     OPENAI_API_KEY: model.apiKey,

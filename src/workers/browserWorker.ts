@@ -4,15 +4,15 @@ import { createRenderActivities } from '../activities/renderPage';
 import { BrowserPool } from '../browser/browserPool';
 import { GuardProxy } from '../browser/guardProxy';
 import { AddressPolicy } from '../net/addressPolicy';
-import { readSettings } from './readSettings';
+import type { ReadingPool } from '../activities/readingPool';
 import type { RoleWorkers } from './role';
 import { dataConverter } from '../payloadCodec';
 
 /**
- * The browser tier: one Chromium per process, each page read (converted) where it was rendered.
+ * The browser tier: one Chromium per process, each page read (converted) in the process that rendered it.
  * Sized by BROWSER_CONCURRENCY.
  */
-export async function createBrowserWorkers(connection: NativeConnection, config: Config): Promise<RoleWorkers> {
+export async function createBrowserWorkers(connection: NativeConnection, config: Config, reader: () => ReadingPool): Promise<RoleWorkers> {
   const pool = new BrowserPool(config.browser);
   const policy = new AddressPolicy(config.allowInternalHosts);
   const proxy = new GuardProxy(policy);
@@ -28,7 +28,7 @@ export async function createBrowserWorkers(connection: NativeConnection, config:
       settings: config.browser,
       geo: config.geo,
       userAgent: config.fetch.userAgent,
-      read: readSettings(config),
+      reader: reader(),
     }),
     maxConcurrentActivityTaskExecutions: config.browser.concurrency,
   });

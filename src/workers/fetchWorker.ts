@@ -3,19 +3,19 @@ import type { Config } from '../config';
 import { createFetchActivities } from '../activities/fetchPage';
 import { AddressPolicy } from '../net/addressPolicy';
 import { createGuardedAgent } from '../net/httpFetch';
-import { readSettings } from './readSettings';
+import type { ReadingPool } from '../activities/readingPool';
 import type { RoleWorkers } from './role';
 import { dataConverter } from '../payloadCodec';
 
-/** The cheap tier: plain HTTP fetches, each page read (converted) where it was downloaded. */
-export async function createFetchWorkers(connection: NativeConnection, config: Config): Promise<RoleWorkers> {
+/** The cheap tier: plain HTTP fetches, each page read (converted) in the process that downloaded it. */
+export async function createFetchWorkers(connection: NativeConnection, config: Config, reader: () => ReadingPool): Promise<RoleWorkers> {
   const policy = new AddressPolicy(config.allowInternalHosts);
   const fetcher = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
     dataConverter,
     taskQueue: config.taskQueues.fetch,
-    activities: createFetchActivities({ settings: config.fetch, geo: config.geo, policy, agent: createGuardedAgent(policy), read: readSettings(config) }),
+    activities: createFetchActivities({ settings: config.fetch, geo: config.geo, policy, agent: createGuardedAgent(policy), reader: reader() }),
     maxConcurrentActivityTaskExecutions: config.workers.fetchConcurrency,
   });
   return { workers: [fetcher] };

@@ -1,10 +1,12 @@
 import { NativeConnection, Runtime } from '@temporalio/worker';
+import { ReadingPool } from '../activities/readingPool';
 import { ConfigError, loadConfig, modelProblem, type Config } from '../config';
 import { createLogger, temporalLogger } from '../logger';
 import { connectionOptions } from '../temporalConnection';
 import { createBrowserWorkers } from './browserWorker';
 import { createFetchWorkers } from './fetchWorker';
 import { createModelWorkers } from './modelWorker';
+import { readSettings } from './readSettings';
 import type { RoleWorkers } from './role';
 import { createWorkflowWorker } from './workflowWorker';
 
@@ -12,7 +14,7 @@ import { createWorkflowWorker } from './workflowWorker';
  * Worker process entry point. `WORKER_ROLES` (or the arguments) pick which tiers this process
  * runs, so one machine can run them all and a cluster can scale each tier on its own.
  */
-const ROLES: Record<string, (connection: NativeConnection, config: Config) => Promise<RoleWorkers>> = {
+const ROLES: Record<string, (connection: NativeConnection, config: Config, reader: () => ReadingPool) => Promise<RoleWorkers>> = {
   workflow: async (connection, config) => ({ workers: [await createWorkflowWorker(connection, config)] }),
   fetch: createFetchWorkers,
   browser: createBrowserWorkers,
@@ -35,8 +37,11 @@ async function main(): Promise<void> {
   if (unknown.length > 0) throw new ConfigError('WORKER_ROLES', `unknown role(s) ${unknown.join(', ')}; known: ${Object.keys(ROLES).join(', ')}`);
   Runtime.install({ logger: temporalLogger(logger) });
   const connection = await NativeConnection.connect(connectionOptions(config.temporal));
+  // One set of conversion threads for the roles that read pages (fetch, browser), made only when one runs here.
+  let pool: ReadingPool | undefined;
+  const reader = () => (pool ??= new ReadingPool(config.convert, readSettings(config)));
   try {
-    const roles = await Promise.all(requested.map((role) => ROLES[role]!(connection, config)));
+    const roles = await Promise.all(requested.map((role) => ROLES[role]!(connection, config, reader)));
     const workers = roles.flatMap((role) => role.workers);
     logger.info({ roles: requested, queues: workers.map((w) => w.options.taskQueue) }, 'workers ready');
     try {
@@ -46,6 +51,7 @@ async function main(): Promise<void> {
       await Promise.all(roles.map((role) => role.close?.()));
     }
   } finally {
+    await pool?.close();
     await connection.close();
   }
 }
