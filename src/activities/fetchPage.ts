@@ -6,6 +6,7 @@ import type { AddressPolicy } from '../net/addressPolicy';
 import { createProxyAgent, httpFetch } from '../net/httpFetch';
 import type { ObtainedPage } from '../types';
 import { reportingFailures } from './failures';
+import { heartbeating } from './heartbeat';
 import { readObtained } from './readObtained';
 import type { PageReading, ReadingOf } from './readPage';
 import type { ReadingPool } from './readingPool';
@@ -48,13 +49,15 @@ export function createFetchActivities(deps: FetchActivityDeps) {
      */
     async fetchPage<R extends PageReading>(input: FetchPageInput<R>): Promise<ObtainedPage<ReadingOf<R>>> {
       let httpStatus = 0;
+      const cancelled = Context.current().cancellationSignal;
       return reportingFailures(
-        async () => {
+        () => heartbeating(async () => {
           const started = performance.now();
           const response = await httpFetch(input.url, deps.policy, dispatcherFor(input.country), {
             ...deps.settings,
             timeoutMs: input.quick ? deps.settings.minEffortTimeoutMs : deps.settings.timeoutMs,
             viaProxy: Boolean(input.country),
+            signal: cancelled,
           });
           httpStatus = response.status;
           if (response.status >= 400) {
@@ -69,9 +72,9 @@ export function createFetchActivities(deps: FetchActivityDeps) {
             { requestedUrl: input.url, status: response.status, startedAt: started, detectShell: isHtml },
             input.reading,
             deps.reader,
-            Context.current().cancellationSignal,
+            cancelled,
           );
-        },
+        }),
         (err) => err.code === 'fetch_failed' && (httpStatus === 0 || TRANSIENT_STATUSES.has(httpStatus)),
       );
     },

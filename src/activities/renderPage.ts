@@ -10,6 +10,7 @@ import { relabelUndeclaredUtf8 } from '../browser/undeclaredUtf8';
 import { isPdfType } from '../extraction/pdf';
 import type { ObtainedPage } from '../types';
 import { reportingFailures } from './failures';
+import { heartbeating } from './heartbeat';
 import { readObtained } from './readObtained';
 import type { PageReading, ReadingOf } from './readPage';
 import type { ReadingPool } from './readingPool';
@@ -93,7 +94,7 @@ export function createRenderActivities(deps: RenderActivityDeps) {
     async renderPage<R extends PageReading>(input: RenderPageInput<R>): Promise<ObtainedPage<ReadingOf<R>>> {
       let httpStatus = 0;
       return reportingFailures(
-        async () => {
+        () => heartbeating(async () => {
           const started = performance.now();
           const deadline = Date.now() + deps.settings.renderTimeoutMs;
           await deps.policy.checkUrl(deps.policy.parseUrl(input.url));
@@ -157,7 +158,7 @@ export function createRenderActivities(deps: RenderActivityDeps) {
             deps.reader,
             Context.current().cancellationSignal,
           );
-        },
+        }),
         (err) => err.code === 'fetch_failed' && (httpStatus === 0 || TRANSIENT_STATUSES.has(httpStatus)),
       );
     },

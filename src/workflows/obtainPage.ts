@@ -14,17 +14,29 @@ export interface PageQueues {
 export type PageRequest = Pick<ExtractMarkdownRequest, 'url' | 'effort' | 'geo_target'>;
 
 /**
+ * A worker that stops heartbeating (its process died or hangs) loses the attempt after this long,
+ * and the attempt is retried on whichever worker polls next, instead of after start-to-close.
+ */
+const HEARTBEAT_TIMEOUT = '10s';
+
+/**
  * How hard a plain fetch tries, by effort (spec 2.2): `min` gets one attempt. The download has
- * its own deadline (FETCH_TIMEOUT_MS, shorter for `min`); the activity's also covers the read.
+ * its own deadline (FETCH_TIMEOUT_MS, shorter for `min`), the read its budget
+ * (CONVERT_TIMEOUT_MS); the activity's covers both.
  */
 const FETCH_OPTIONS: Record<Effort, Parameters<typeof proxyActivities>[0]> = {
-  min: { startToCloseTimeout: '60s', retry: { maximumAttempts: 1 } },
-  standard: { startToCloseTimeout: '60s', retry: { maximumAttempts: 3, initialInterval: '500ms', backoffCoefficient: 2 } },
-  max: { startToCloseTimeout: '60s', retry: { maximumAttempts: 2 } },
+  min: { startToCloseTimeout: '60s', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: { maximumAttempts: 1 } },
+  standard: {
+    startToCloseTimeout: '60s',
+    heartbeatTimeout: HEARTBEAT_TIMEOUT,
+    retry: { maximumAttempts: 3, initialInterval: '500ms', backoffCoefficient: 2 },
+  },
+  max: { startToCloseTimeout: '60s', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: { maximumAttempts: 2 } },
 };
 
 const RENDER_OPTIONS: Parameters<typeof proxyActivities>[0] = {
   startToCloseTimeout: '90s',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: { maximumAttempts: 2, initialInterval: '1s' },
 };
 
