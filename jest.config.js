@@ -4,8 +4,8 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
-  globalSetup: '<rootDir>/test/harness/globalSetup.ts',
-  globalTeardown: '<rootDir>/test/harness/globalTeardown.ts',
+  globalSetup: '<rootDir>/test/support/e2eSetup.ts',
+  globalTeardown: '<rootDir>/test/support/e2eTeardown.ts',
   testTimeout: 60_000,
   // Two cores run Temporal, the workers and the API besides the tests: one test file at a time.
   maxWorkers: 1,

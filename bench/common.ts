@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FIXTURE_HOST, type Stack } from '../src/stack/localStack';
+import { FIXTURE_HOST, type Stack } from '../test/support/localStack';
 
 /** What the end-to-end benchmarks share: the page they serve and the load loop they run. */
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { startStack, stopStack } from '../src/stack/localStack';
+import { startStack, stopStack } from '../test/support/localStack';
 import { articlePage, callApi, fmt, load, servePage } from './common';
 
 /**

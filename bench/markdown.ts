@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { GzipPayloadCodec } from '../src/payloadCodec';
-import { startStack, stopStack, type Stack } from '../src/stack/localStack';
+import { startStack, stopStack, type Stack } from '../test/support/localStack';
 import { articlePage, callApi, fmt, load, percentile, servePage } from './common';
 
 /**

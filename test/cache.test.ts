@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { spawnChild, waitUntil } from '../src/stack/children';
 import { freePort } from '../src/stack/devServer';
-import { apiKey, post } from './helpers/api';
-import { startFixtureServer, type FixtureServer } from './helpers/fixtureServer';
+import { apiKey, post } from './support/api';
+import { startFixtureServer, type FixtureServer } from './support/fixtureServer';
 
 /** The test stack runs with CACHE_TTL_SECONDS=3. */
 const TTL_MS = 3000;

@@ -3,8 +3,8 @@ import { DecodedSizeError, GZIP_ENCODING, GzipPayloadCodec } from '../src/payloa
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { apiKey, apiUrl, post, stackSetting } from './helpers/api';
-import { html, startFixtureServer, type FixtureServer } from './helpers/fixtureServer';
+import { apiKey, apiUrl, post, stackSetting } from './support/api';
+import { html, startFixtureServer, type FixtureServer } from './support/fixtureServer';
 
 const codec = new GzipPayloadCodec();
 const utf8 = (bytes?: Uint8Array | null) => Buffer.from(bytes ?? []).toString('utf8');

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { spawnChild, waitUntil } from '../src/stack/children';
 import { freePort } from '../src/stack/devServer';
-import type { ScriptedReply } from '../src/stack/modelStandIn';
-import { apiKey, call, post } from './helpers/api';
-import { html, startFixtureServer, type FixtureServer } from './helpers/fixtureServer';
+import type { ScriptedReply } from './support/modelStandIn';
+import { apiKey, call, post } from './support/api';
+import { html, startFixtureServer, type FixtureServer } from './support/fixtureServer';
 
 const PRODUCT = `<!doctype html><html><head><title>Harbour Lamp | Quay Shop</title>
 <link rel="icon" href="/favicon.png"></head><body>

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { spawnChild, waitUntil, type Child } from '../src/stack/children';
 import { freePort } from '../src/stack/devServer';
-import { apiKey } from './helpers/api';
-import { startFixtureServer, type FixtureServer } from './helpers/fixtureServer';
+import { apiKey } from './support/api';
+import { startFixtureServer, type FixtureServer } from './support/fixtureServer';
 
 /**
  * A fetch whose worker dies mid-attempt. The server only learns of it by the missing

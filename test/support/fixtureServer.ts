@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FIXTURE_HOST } from '../../src/stack/localStack';
+import { FIXTURE_HOST } from './localStack';
 
 export type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 

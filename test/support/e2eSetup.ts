@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { startStack, type Stack } from '../../src/stack/localStack';
+import { startStack, type Stack } from './localStack';
 
 declare global {
   var __STACK__: Stack | undefined;

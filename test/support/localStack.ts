@@ -1,11 +1,11 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createWriteStream, existsSync } from 'node:fs';
 import path from 'node:path';
-import { spawnChild, waitUntil, type Child } from './children';
-import { freePort, startDevServer } from './devServer';
-import { spawnWorkers } from './workerProcesses';
+import { spawnChild, waitUntil, type Child } from '../../src/stack/children';
+import { freePort, startDevServer } from '../../src/stack/devServer';
+import { spawnWorkers } from '../../src/stack/workerProcesses';
 import { startModelStandIn } from './modelStandIn';
-import { findTemporalCli } from './temporalCli';
+import { findTemporalCli } from '../../src/stack/temporalCli';
 
 /**
  * The real stack for tests and benchmarks: a Temporal dev server on free ports, the worker
@@ -30,7 +30,7 @@ export interface Stack {
 /** The host fixture servers listen on; the only internal address the stack may fetch. */
 export const FIXTURE_HOST = '127.0.0.2';
 
-/** Found by walking up, since this module runs both from src/ (jest) and from dist/src/ (benchmarks). */
+/** Found by walking up, since this module runs both from test/support/ (jest) and from dist/test/support/ (benchmarks). */
 function projectRoot(): string {
   let dir = __dirname;
   while (!existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
