@@ -1,32 +1,17 @@
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
+import { parseHTML } from 'linkedom';
+import { mainContent } from '../src/extraction/mainContent';
+import { toMarkdown } from '../src/extraction/markdown';
+import { extractMetadata } from '../src/extraction/metadata';
+import { removeInvisible } from '../src/extraction/prepare';
 
-/**
- * The production path short of fetching (parse, clean, main content, Markdown), run on the
- * built code (`npm test` builds first) in a child process: linkedom's ESM dependencies do not
- * load inside Jest's CommonJS runtime.
- */
-const DIST = path.resolve(__dirname, '..', 'dist', 'src', 'extraction');
-const SCRIPT = `
-const { parseHTML } = require('linkedom');
-const { mainContent } = require(${JSON.stringify(path.join(DIST, 'mainContent.js'))});
-const { extractMetadata } = require(${JSON.stringify(path.join(DIST, 'metadata.js'))});
-const { toMarkdown } = require(${JSON.stringify(path.join(DIST, 'markdown.js'))});
-const { removeInvisible } = require(${JSON.stringify(path.join(DIST, 'prepare.js'))});
-let html = '';
-process.stdin.on('data', (chunk) => (html += chunk)).on('end', () => {
+/** The production path short of fetching: parse, clean, main content, Markdown. */
+function extract(html: string): string {
   const { document } = parseHTML(html);
   const url = 'https://news.example/story/quay';
   const { signs } = extractMetadata(document, url);
   removeInvisible(document);
   const root = mainContent(document, { ...signs, url });
-  process.stdout.write(root ? toMarkdown(root) : '<undefined>');
-});`;
-
-function extract(html: string): string {
-  const result = spawnSync(process.execPath, ['-e', SCRIPT], { input: html, encoding: 'utf8', cwd: path.resolve(__dirname, '..') });
-  if (result.status !== 0) throw new Error(result.stderr);
-  return result.stdout;
+  return root ? toMarkdown(root) : '<undefined>';
 }
 
 const sentence = (topic: string, i: number) =>

@@ -1,15 +1,13 @@
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { pageToMarkdown } from '../src/extraction/pageToMarkdown';
 
 /**
  * Golden tests: each fixture page in `fixtures/markdown/` goes through the production conversion
  * (`pageToMarkdown`: decode, parse, clean, main content, Markdown) and must give its `.md` file
- * exactly (`.full.md` for `content: full`). The built code runs in a child process because
- * linkedom's ESM dependencies do not load inside Jest's CommonJS runtime.
+ * exactly (`.full.md` for `content: full`).
  */
 const FIXTURES = path.join(__dirname, 'fixtures', 'markdown');
-const CONVERT = path.resolve(__dirname, '..', 'dist', 'src', 'extraction', 'pageToMarkdown.js');
 const PAGE_URL = 'https://news.example/story/harbour';
 
 const CASES: [fixture: string, scope: 'main' | 'full', construct: string][] = [
@@ -27,29 +25,12 @@ const CASES: [fixture: string, scope: 'main' | 'full', construct: string][] = [
   ['page', 'full', 'navigation, footer and links kept in full'],
 ];
 
-function convertAll(): Record<string, string> {
-  const script = `
-const fs = require('node:fs');
-const { pageToMarkdown } = require(${JSON.stringify(CONVERT)});
-(async () => {
-  const out = {};
-  for (const [fixture, scope] of ${JSON.stringify(CASES.map(([fixture, scope]) => [fixture, scope]))}) {
-    const body = fs.readFileSync(${JSON.stringify(FIXTURES)} + '/' + fixture + '.html');
-    const page = { body, contentType: 'text/html; charset=utf-8', finalUrl: ${JSON.stringify(PAGE_URL)}, truncated: false };
-    out[fixture + ':' + scope] = (await pageToMarkdown(page, scope)).markdown;
-  }
-  process.stdout.write(JSON.stringify(out));
-})();`;
-  const result = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', cwd: path.resolve(__dirname, '..') });
-  if (result.status !== 0) throw new Error(result.stderr);
-  return JSON.parse(result.stdout) as Record<string, string>;
-}
-
-const converted = convertAll();
-
 describe('Markdown fidelity (golden files)', () => {
-  it.each(CASES)('%s (%s): %s', (fixture, scope) => {
+  it.each(CASES)('%s (%s): %s', async (fixture, scope) => {
+    const body = readFileSync(path.join(FIXTURES, `${fixture}.html`));
+    const page = { body, contentType: 'text/html; charset=utf-8', finalUrl: PAGE_URL, truncated: false };
+    const { markdown } = await pageToMarkdown(page, scope);
     const expected = readFileSync(path.join(FIXTURES, `${fixture}${scope === 'full' ? '.full' : ''}.md`), 'utf8');
-    expect(converted[`${fixture}:${scope}`]).toBe(expected.replace(/\n$/, ''));
+    expect(markdown).toBe(expected.replace(/\n$/, ''));
   });
 });
