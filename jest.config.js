@@ -5,15 +5,32 @@
  */
 const ESM_ONLY = ['css-select', 'css-what', 'nth-check', 'boolbase', 'domhandler', 'domutils', 'dom-serializer', 'domelementtype', 'entities', 'htmlparser2'];
 
-/** @type {import('jest').Config} */
-module.exports = {
+const common = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.(ts|js)$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
-  globalSetup: '<rootDir>/test/support/e2eSetup.ts',
-  globalTeardown: '<rootDir>/test/support/e2eTeardown.ts',
+};
+
+/**
+ * Three tiers, one directory each. A project's global setup runs only when one of its tests
+ * is selected, so `npm run test:unit` starts no process at all.
+ * - unit: pure functions and modules, in-process.
+ * - e2e: the real stack (Temporal dev server, worker and API processes from dist/, Chromium).
+ * @type {import('jest').Config}
+ */
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', roots: ['<rootDir>/test/unit'] },
+    {
+      ...common,
+      displayName: 'e2e',
+      roots: ['<rootDir>/test/e2e'],
+      globalSetup: '<rootDir>/test/support/e2eSetup.ts',
+      globalTeardown: '<rootDir>/test/support/e2eTeardown.ts',
+    },
+  ],
+  // Jest reads the timeout from the top level only, not from a project.
   testTimeout: 60_000,
   // Two cores run Temporal, the workers and the API besides the tests: one test file at a time.
   maxWorkers: 1,

@@ -1,7 +1,7 @@
 import PDFDocument from 'pdfkit';
 import { parse as parseYaml } from 'yaml';
-import { post } from './support/api';
-import { html, startFixtureServer, type FixtureServer } from './support/fixtureServer';
+import { post } from '../support/api';
+import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 
 /** A two-page report with known metadata, headings by font size and a bulleted list. */
 function makeReport(): Promise<Buffer> {

@@ -1,5 +1,5 @@
-import { ServiceError } from '../src/errors';
-import { checkStructure, MAX_DEPTH, MAX_NODES } from '../src/extraction/structureBounds';
+import { ServiceError } from '../../src/errors';
+import { checkStructure, MAX_DEPTH, MAX_NODES } from '../../src/extraction/structureBounds';
 
 const nested = (depth: number) => `<html><body>${'<div>'.repeat(depth - 2)}text${'</div>'.repeat(depth - 2)}</body></html>`;
 

@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { spawnChild, waitUntil } from '../src/stack/children';
-import { freePort } from '../src/stack/devServer';
-import { apiKey, post } from './support/api';
-import { startFixtureServer, type FixtureServer } from './support/fixtureServer';
+import { spawnChild, waitUntil } from '../../src/stack/children';
+import { freePort } from '../../src/stack/devServer';
+import { apiKey, post } from '../support/api';
+import { startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 
 /** The test stack runs with CACHE_TTL_SECONDS=3. */
 const TTL_MS = 3000;
@@ -86,7 +86,7 @@ describe('cache scope', () => {
     const env: NodeJS.ProcessEnv = { ...(JSON.parse(process.env.TEST_STACK_ENV ?? '{}') as NodeJS.ProcessEnv), CACHE_SCOPE: 'global', CACHE_TTL_SECONDS: '60' };
     const port = await freePort();
     env.PORT = String(port);
-    const api = spawnChild('api-global-cache', process.execPath, [path.resolve(__dirname, '..', 'dist/src/api/main.js')], { env, onLine: () => undefined });
+    const api = spawnChild('api-global-cache', process.execPath, [path.resolve(__dirname, '..', '..', 'dist/src/api/main.js')], { env, onLine: () => undefined });
     try {
       const base = `http://127.0.0.1:${port}`;
       await waitUntil('the global-cache API', api, async () => (await fetch(`${base}/healthz`)).ok, 30_000);

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { post, type ApiResponse } from './support/api';
-import { html, startFixtureServer, type FixtureServer } from './support/fixtureServer';
+import { post, type ApiResponse } from '../support/api';
+import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 
 /**
  * Pages built to make reading them cost without end. Whatever a page does, it costs a bounded

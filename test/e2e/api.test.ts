@@ -1,5 +1,5 @@
-import { html, startFixtureServer, type FixtureServer } from './support/fixtureServer';
-import { apiKey, call, post, rawExchange, stackSetting } from './support/api';
+import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
+import { apiKey, call, post, rawExchange, stackSetting } from '../support/api';
 
 describe('API framework', () => {
   it('answers 401 without a bearer key', async () => {

@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { spawnChild, waitUntil, type Child } from '../src/stack/children';
-import { freePort } from '../src/stack/devServer';
-import { apiKey } from './support/api';
-import { startFixtureServer, type FixtureServer } from './support/fixtureServer';
+import { spawnChild, waitUntil, type Child } from '../../src/stack/children';
+import { freePort } from '../../src/stack/devServer';
+import { apiKey } from '../support/api';
+import { startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 
 /**
  * A fetch whose worker dies mid-attempt. The server only learns of it by the missing
@@ -11,7 +11,7 @@ import { startFixtureServer, type FixtureServer } from './support/fixtureServer'
  * the attempt and can kill it without harming the shared stack.
  */
 
-const DIST = path.resolve(__dirname, '..', 'dist', 'src');
+const DIST = path.resolve(__dirname, '..', '..', 'dist', 'src');
 /** The heartbeat timeout (10 s), the retry, a new worker's start and the download, on a loaded machine. */
 const RETRIED_WITHIN_MS = 40_000;
 

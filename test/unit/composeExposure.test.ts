@@ -13,7 +13,7 @@ interface ComposeService {
  * itself: what it publishes on the host, and how the Web UI reaches the codec.
  */
 async function services(): Promise<Record<string, ComposeService>> {
-  const file = await readFile(path.resolve(__dirname, '..', 'docker-compose.yml'), 'utf8');
+  const file = await readFile(path.resolve(__dirname, '..', '..', 'docker-compose.yml'), 'utf8');
   return (parse(file) as { services: Record<string, ComposeService> }).services;
 }
 

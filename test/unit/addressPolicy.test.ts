@@ -1,4 +1,4 @@
-import { AddressPolicy } from '../src/net/addressPolicy';
+import { AddressPolicy } from '../../src/net/addressPolicy';
 
 describe('AddressPolicy', () => {
   const policy = new AddressPolicy();

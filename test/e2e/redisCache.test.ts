@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { RedisCache } from '../src/cache/redisCache';
-import { markdownCacheKey } from '../src/cache/resultCache';
-import { freePort } from '../src/stack/devServer';
+import { RedisCache } from '../../src/cache/redisCache';
+import { markdownCacheKey } from '../../src/cache/resultCache';
+import { freePort } from '../../src/stack/devServer';
 
 /** A real Redis server on loopback, as several hosts would share it. */
 let redis: ChildProcess;
@@ -44,20 +44,5 @@ describe('RedisCache', () => {
       await hostA.close();
       await hostB.close();
     }
-  });
-
-  it('keys by organization, URL, content, effort and country', () => {
-    const base = { url: 'https://example.com/a', content: 'main', effort: 'standard' } as const;
-    const keys = new Set([
-      markdownCacheKey(base, 'org'),
-      markdownCacheKey(base, 'other-org'),
-      markdownCacheKey(base, ''),
-      markdownCacheKey({ ...base, content: 'full' }, 'org'),
-      markdownCacheKey({ ...base, effort: 'max' }, 'org'),
-      markdownCacheKey({ ...base, geo_target: { country: 'DE' } }, 'org'),
-      markdownCacheKey({ ...base, url: 'https://example.com/b' }, 'org'),
-    ]);
-    expect(keys.size).toBe(7);
-    expect(markdownCacheKey({ ...base, geo_target: {} }, 'org')).toBe(markdownCacheKey(base, 'org'));
   });
 });

@@ -1,7 +1,7 @@
 import { Server } from 'proxy-chain';
-import { FIXTURE_HOST } from './support/localStack';
-import { post } from './support/api';
-import { html, startFixtureServer, type FixtureServer } from './support/fixtureServer';
+import { FIXTURE_HOST } from '../support/localStack';
+import { post } from '../support/api';
+import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 
 /** A real forward proxy on loopback, standing in for the operator's proxy for country DE. */
 let proxy: Server;

@@ -1,8 +1,8 @@
 import { parseHTML } from 'linkedom';
-import { mainContent } from '../src/extraction/mainContent';
-import { toMarkdown } from '../src/extraction/markdown';
-import { extractMetadata } from '../src/extraction/metadata';
-import { removeInvisible } from '../src/extraction/prepare';
+import { mainContent } from '../../src/extraction/mainContent';
+import { toMarkdown } from '../../src/extraction/markdown';
+import { extractMetadata } from '../../src/extraction/metadata';
+import { removeInvisible } from '../../src/extraction/prepare';
 
 /** The production path short of fetching: parse, clean, main content, Markdown. */
 function extract(html: string): string {

@@ -1,9 +1,9 @@
 import path from 'node:path';
-import { spawnChild, waitUntil } from '../src/stack/children';
-import { freePort } from '../src/stack/devServer';
-import type { ScriptedReply } from './support/modelStandIn';
-import { apiKey, call, post } from './support/api';
-import { html, startFixtureServer, type FixtureServer } from './support/fixtureServer';
+import { spawnChild, waitUntil } from '../../src/stack/children';
+import { freePort } from '../../src/stack/devServer';
+import type { ScriptedReply } from '../support/modelStandIn';
+import { apiKey, call, post } from '../support/api';
+import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 
 const PRODUCT = `<!doctype html><html><head><title>Harbour Lamp | Quay Shop</title>
 <link rel="icon" href="/favicon.png"></head><body>
@@ -304,7 +304,7 @@ describe('without a model configured', () => {
     delete env.OPENAI_MODEL;
     const port = await freePort();
     env.PORT = String(port);
-    const api = spawnChild('api-no-model', process.execPath, [path.resolve(__dirname, '..', 'dist/src/api/main.js')], { env, onLine: () => undefined });
+    const api = spawnChild('api-no-model', process.execPath, [path.resolve(__dirname, '..', '..', 'dist/src/api/main.js')], { env, onLine: () => undefined });
     try {
       const base = `http://127.0.0.1:${port}`;
       await waitUntil('the second API', api, async () => (await fetch(`${base}/healthz`)).ok, 30_000);

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { pageToMarkdown } from '../src/extraction/pageToMarkdown';
+import { pageToMarkdown } from '../../src/extraction/pageToMarkdown';
 
 /**
  * Golden tests: each fixture page in `fixtures/markdown/` goes through the production conversion
  * (`pageToMarkdown`: decode, parse, clean, main content, Markdown) and must give its `.md` file
  * exactly (`.full.md` for `content: full`).
  */
-const FIXTURES = path.join(__dirname, 'fixtures', 'markdown');
+const FIXTURES = path.join(__dirname, '..', 'fixtures', 'markdown');
 const PAGE_URL = 'https://news.example/story/harbour';
 
 const CASES: [fixture: string, scope: 'main' | 'full', construct: string][] = [

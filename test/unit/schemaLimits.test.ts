@@ -1,5 +1,5 @@
-import { compileSchema } from '../src/structured/schema';
-import { checkSchemaLimits, nestedDeeperThan, SchemaRefused } from '../src/structured/schemaLimits';
+import { compileSchema } from '../../src/structured/schema';
+import { checkSchemaLimits, nestedDeeperThan, SchemaRefused } from '../../src/structured/schemaLimits';
 
 const refused = (schema: Record<string, unknown>): string => {
   try {

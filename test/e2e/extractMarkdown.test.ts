@@ -1,8 +1,8 @@
 import { Client, Connection } from '@temporalio/client';
 import iconv from 'iconv-lite';
 import { parse as parseYaml } from 'yaml';
-import { post } from './support/api';
-import { html, redirect, startFixtureServer, type FixtureServer } from './support/fixtureServer';
+import { post } from '../support/api';
+import { html, redirect, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 
 const ARTICLE = `<!doctype html>
 <html lang="en"><head>

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
-import { post } from './support/api';
-import { html, startFixtureServer, type FixtureServer, type Handler } from './support/fixtureServer';
+import { post } from '../support/api';
+import { html, startFixtureServer, type FixtureServer, type Handler } from '../support/fixtureServer';
 
 const SCRIPT_ONLY = `<!doctype html><html><head><title>Script app</title></head><body><div id="root"></div>
 <script>

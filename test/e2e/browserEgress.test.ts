@@ -1,7 +1,7 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
-import { post } from './support/api';
-import { html, startFixtureServer, type FixtureServer } from './support/fixtureServer';
+import { post } from '../support/api';
+import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 
 /**
  * Nothing a rendered page does may leave Chromium other than through the guard proxy: these
