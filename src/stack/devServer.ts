@@ -29,20 +29,26 @@ export async function startDevServer(options: DevServerOptions): Promise<Child> 
   // so each step of a run (task created -> task dispatched) waited ~40 ms for the next poll.
   args.push('--dynamic-config-value', 'history.transferProcessorMaxPollRPS=1000');
   const server = spawnChild('temporal', options.cliPath, args, { onLine: options.output });
-  await waitUntil(
-    `Temporal on port ${options.port}`,
-    server,
-    async () => {
-      const connection = await Connection.connect({ address: `127.0.0.1:${options.port}`, connectTimeout: 1000 });
-      try {
-        await connection.workflowService.describeNamespace({ namespace: options.namespace });
-        return true;
-      } finally {
-        await connection.close();
-      }
-    },
-    60_000,
-  );
+  try {
+    await waitUntil(
+      `Temporal on port ${options.port}`,
+      server,
+      async () => {
+        const connection = await Connection.connect({ address: `127.0.0.1:${options.port}`, connectTimeout: 1000 });
+        try {
+          await connection.workflowService.describeNamespace({ namespace: options.namespace });
+          return true;
+        } finally {
+          await connection.close();
+        }
+      },
+      60_000,
+    );
+  } catch (err) {
+    // The caller gets no handle on a server that never came up, so nothing else could stop it.
+    await server.stop();
+    throw err;
+  }
   return server;
 }
 

@@ -1,31 +1,34 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
 import { RedisCache } from '../../src/cache/redisCache';
 import { markdownCacheKey } from '../../src/cache/resultCache';
+import { spawnChild, waitUntil, type Child } from '../../src/stack/children';
 import { freePort } from '../../src/stack/devServer';
 
 /** A real Redis server on loopback, as several hosts would share it. */
-let redis: ChildProcess;
+let redis: Child | undefined;
 let url: string;
+
+/** A bare TCP connection: a client that keeps reconnecting would outlive a failed start. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const done = (open: boolean) => {
+      socket.destroy();
+      resolve(open);
+    };
+    socket.once('connect', () => done(true)).once('error', () => done(false));
+  });
+}
 
 beforeAll(async () => {
   const port = await freePort();
-  redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  redis = spawnChild('redis-server', 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { onLine: () => undefined });
   url = `redis://127.0.0.1:${port}`;
-  const probe = new RedisCache(url, 1000);
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await probe.get('probe');
-      break;
-    } catch (err) {
-      if (attempt > 50) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-  await probe.close();
+  await waitUntil('it accepts connections', redis, () => accepts(port), 10_000);
 });
 
-afterAll(() => {
-  redis.kill();
+afterAll(async () => {
+  await redis?.stop();
 });
 
 describe('RedisCache', () => {
