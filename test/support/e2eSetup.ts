@@ -1,5 +1,7 @@
 import path from 'node:path';
+import { loadConfig } from '../../src/config';
 import { startStack, type Stack } from './localStack';
+import { ensurePrerequisites } from './prerequisites';
 
 declare global {
   var __STACK__: Stack | undefined;
@@ -7,6 +9,10 @@ declare global {
 
 /** One real stack for the whole test run; test files reach it through environment variables. */
 export default async function globalSetup(): Promise<void> {
+  ensurePrerequisites('e2e', [
+    { name: 'Chromium', executable: loadConfig().browser.executablePath, debianPackage: 'chromium', homebrewPackage: '--cask chromium' },
+    { name: 'redis-server', executable: 'redis-server', debianPackage: 'redis-server', homebrewPackage: 'redis' },
+  ]);
   const stack = await startStack(path.resolve(__dirname, '..', '..', 'data', 'test-logs'));
   globalThis.__STACK__ = stack;
   process.env.TEST_API_URL = stack.apiUrl;
