@@ -16,12 +16,15 @@ const common = {
  * Three tiers, one directory each. A project's global setup runs only when one of its tests
  * is selected, so `npm run test:unit` starts no process at all.
  * - unit: pure functions and modules, in-process.
+ * - workflow: the real workflow code on Temporal's time-skipping test server, activities
+ *   replaced by test doubles; timers and retry backoffs are skipped.
  * - e2e: the real stack (Temporal dev server, worker and API processes from dist/, Chromium).
  * @type {import('jest').Config}
  */
 module.exports = {
   projects: [
     { ...common, displayName: 'unit', roots: ['<rootDir>/test/unit'] },
+    { ...common, displayName: 'workflow', roots: ['<rootDir>/test/workflow'], globalSetup: '<rootDir>/test/support/workflowSetup.ts' },
     {
       ...common,
       displayName: 'e2e',

@@ -1,0 +1,47 @@
+import { Runtime, DefaultLogger, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { dataConverter } from '../../src/payloadCodec';
+
+/**
+ * For workflow tests: the real workflow code against Temporal's time-skipping test server, with
+ * activities replaced by test doubles. A workflow waiting on a timer or a retry backoff skips
+ * ahead whenever nothing else is running, so minutes of workflow time take milliseconds.
+ */
+
+let runtimeInstalled = false;
+
+/** Errors only: the SDK logs every worker start at INFO, and every activity a test double fails at WARN. */
+function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
+  runtimeInstalled = true;
+}
+
+export async function startTimeSkippingEnvironment(): Promise<TestWorkflowEnvironment> {
+  const path = process.env.TEST_TEMPORAL_TEST_SERVER;
+  if (!path) throw new Error('TEST_TEMPORAL_TEST_SERVER is not set: workflow tests run under the workflow project (npm run test:workflow)');
+  quietRuntime();
+  return TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } }, client: { dataConverter } });
+}
+
+/** The service's workflows, bundled once per test file as the workflow worker bundles them. */
+export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: new DefaultLogger('WARN') });
+}
+
+/** A worker running the workflows and the given activities on one task queue, until `stop`. */
+export async function startWorker(
+  env: TestWorkflowEnvironment,
+  taskQueue: string,
+  workflowBundle: WorkflowBundleWithSourceMap,
+  activities: object,
+): Promise<{ stop(): Promise<void> }> {
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities, dataConverter });
+  const running = worker.run();
+  return {
+    async stop() {
+      worker.shutdown();
+      await running;
+    },
+  };
+}

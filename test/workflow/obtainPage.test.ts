@@ -1,0 +1,170 @@
+import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
+import { WorkflowFailedError } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { MarkdownReading } from '../../src/activities/readPage';
+import type { Effort, ExtractMarkdownResult, ObtainedPage } from '../../src/types';
+import { bundleWorkflows, startTimeSkippingEnvironment, startWorker } from '../support/workflowEnvironment';
+
+/**
+ * The effort policy of obtainPage, through the extractMarkdown workflow: which of fetch and
+ * render run, how often, and what comes back. The page activities are test doubles that
+ * answer or fail as the real ones do (a ServiceError becomes an ApplicationFailure typed by
+ * its code, with the HTTP status in its details; only transient statuses are retryable).
+ */
+
+const TASK_QUEUE = 'obtain-page';
+const URL = 'https://news.example/story';
+
+type Answer = 'page' | 'script shell' | number;
+
+interface Doubles {
+  fetch: Answer[];
+  render: ('page' | 'crash')[];
+  calls: string[];
+}
+
+let doubles: Doubles;
+let env: TestWorkflowEnvironment;
+let workflowBundle: WorkflowBundleWithSourceMap;
+let worker: { stop(): Promise<void> };
+
+const TRANSIENT = new Set([408, 425, 429, 500, 502, 503, 504]);
+
+function obtained(content: string, needsBrowser: boolean): ObtainedPage<MarkdownReading> {
+  return {
+    requestedUrl: URL,
+    finalUrl: URL,
+    status: 200,
+    contentType: 'text/html',
+    bytes: 1000,
+    obtainMs: 5,
+    needsBrowser,
+    reading: { content, metadata: { title: 'Story' } },
+  };
+}
+
+function httpFailure(status: number): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: 'fetch_failed',
+    message: `${URL} answered HTTP ${status}`,
+    nonRetryable: !TRANSIENT.has(status),
+    details: [{ httpStatus: status }],
+  });
+}
+
+const activities = {
+  async fetchPage(): Promise<ObtainedPage<MarkdownReading>> {
+    doubles.calls.push('fetch');
+    const answer = doubles.fetch.length > 1 ? doubles.fetch.shift()! : doubles.fetch[0]!;
+    if (typeof answer === 'number') throw httpFailure(answer);
+    return obtained(answer === 'page' ? '# Fetched' : 'Loading...', answer === 'script shell');
+  },
+  async renderPage(): Promise<ObtainedPage<MarkdownReading>> {
+    doubles.calls.push('render');
+    const answer = doubles.render.length > 1 ? doubles.render.shift()! : doubles.render[0]!;
+    if (answer === 'crash') throw new Error('browser context crashed');
+    return obtained('# Rendered', false);
+  },
+};
+
+beforeAll(async () => {
+  [env, workflowBundle] = await Promise.all([startTimeSkippingEnvironment(), bundleWorkflows()]);
+  worker = await startWorker(env, TASK_QUEUE, workflowBundle, activities);
+  // A worker's first workflow task builds its sandbox (about a second); paid here, not by a test.
+  doubles = { fetch: ['page'], render: ['page'], calls: [] };
+  await extract('min');
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  await env?.teardown();
+});
+
+beforeEach(() => {
+  doubles = { fetch: ['page'], render: ['page'], calls: [] };
+});
+
+function extract(effort: Effort): Promise<ExtractMarkdownResult> {
+  return env.client.workflow.execute('extractMarkdown', {
+    taskQueue: TASK_QUEUE,
+    workflowId: `extract-${effort}-${Math.random().toString(36).slice(2)}`,
+    args: [{ request: { url: URL, effort, content: 'main', metadata: false, nocache: false }, queues: { fetch: TASK_QUEUE, browser: TASK_QUEUE } }],
+  });
+}
+
+/** The activity failure a failed run ends with: the page's own error, as the API maps it. */
+async function failureOf(run: Promise<unknown>): Promise<ApplicationFailure> {
+  const err = await run.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(WorkflowFailedError);
+  const activityFailure = (err as WorkflowFailedError).cause;
+  expect(activityFailure).toBeInstanceOf(ActivityFailure);
+  expect(activityFailure?.cause).toBeInstanceOf(ApplicationFailure);
+  return activityFailure!.cause as ApplicationFailure;
+}
+
+describe('effort standard', () => {
+  it('returns the fetched page when a plain fetch reads it', async () => {
+    expect((await extract('standard')).content).toBe('# Fetched');
+    expect(doubles.calls).toEqual(['fetch']);
+  });
+
+  it('renders the page when the fetch was blocked (403), without retrying the fetch', async () => {
+    doubles.fetch = [403];
+    expect((await extract('standard')).content).toBe('# Rendered');
+    expect(doubles.calls).toEqual(['fetch', 'render']);
+  });
+
+  it('retries a 503 with backoff three times, then renders', async () => {
+    doubles.fetch = [503];
+    expect((await extract('standard')).content).toBe('# Rendered');
+    expect(doubles.calls).toEqual(['fetch', 'fetch', 'fetch', 'render']);
+  });
+
+  it('renders a script shell, and keeps the fetched page when rendering fails', async () => {
+    doubles.fetch = ['script shell'];
+    expect((await extract('standard')).content).toBe('# Rendered');
+    doubles.calls = [];
+    doubles.render = ['crash'];
+    expect((await extract('standard')).content).toBe('Loading...');
+    expect(doubles.calls).toEqual(['fetch', 'render', 'render']);
+  });
+
+  it('fails with the fetch error when the page is not found, without rendering', async () => {
+    doubles.fetch = [404];
+    const failure = await failureOf(extract('standard'));
+    expect(failure.type).toBe('fetch_failed');
+    expect(failure.message).toBe(`${URL} answered HTTP 404`);
+    expect(doubles.calls).toEqual(['fetch']);
+  });
+});
+
+describe('effort min', () => {
+  it('never falls back to rendering: a blocked fetch fails the request', async () => {
+    doubles.fetch = [403];
+    expect((await failureOf(extract('min'))).type).toBe('fetch_failed');
+    expect(doubles.calls).toEqual(['fetch']);
+  });
+
+  it('makes one attempt only, even at a transient status', async () => {
+    doubles.fetch = [503];
+    expect((await failureOf(extract('min'))).type).toBe('fetch_failed');
+    expect(doubles.calls).toEqual(['fetch']);
+  });
+
+  it('returns a script shell as fetched', async () => {
+    doubles.fetch = ['script shell'];
+    expect((await extract('min')).content).toBe('Loading...');
+    expect(doubles.calls).toEqual(['fetch']);
+  });
+});
+
+describe('effort max', () => {
+  it('renders without fetching', async () => {
+    expect((await extract('max')).content).toBe('# Rendered');
+    expect(doubles.calls).toEqual(['render']);
+  });
+});
