@@ -31,7 +31,7 @@ export interface Stack {
 export const FIXTURE_HOST = '127.0.0.2';
 
 /** Found by walking up, since this module runs both from test/support/ (jest) and from dist/test/support/ (benchmarks). */
-function projectRoot(): string {
+export function projectRoot(): string {
   let dir = __dirname;
   while (!existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
   return dir;

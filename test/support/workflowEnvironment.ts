@@ -11,7 +11,7 @@ import { dataConverter } from '../../src/payloadCodec';
 let runtimeInstalled = false;
 
 /** Errors only: the SDK logs every worker start at INFO, and every activity a test double fails at WARN. */
-function quietRuntime(): void {
+export function quietRuntime(): void {
   if (runtimeInstalled) return;
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
   runtimeInstalled = true;

@@ -1,0 +1,127 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { html, startFixtureServer, type FixtureServer } from './fixtureServer';
+import { projectRoot, startStack, stopStack, type Stack } from './localStack';
+import type { ScriptedReply } from './modelStandIn';
+
+/**
+ * `npm run histories:record`: runs every workflow type on the real stack (real Temporal, workers,
+ * Chromium; the model stand-in for the JSON ones) and writes each run's history to
+ * test/histories/, where test/workflow/replay.test.ts replays them against the current code.
+ * It overwrites only the files it records, so a history kept from before a patch stays.
+ * Re-record only for a deliberate, versioned change (see the README).
+ */
+
+const HISTORIES = path.join(projectRoot(), 'test', 'histories');
+
+const paragraph = (topic: string) => `The ${topic} of the harbour is told here in plain sentences that a reader would keep. `.repeat(5);
+
+const ARTICLE = `<html><head><title>Harbour Lamp</title><link rel="icon" href="/favicon.png"></head><body>
+<nav><a href="/">Shop</a></nav><main><article><h1>Harbour Lamp</h1><p>${paragraph('lamp')}</p>
+<p>Price: 42.50 EUR. Solid brass body; burns lamp oil for twelve hours.</p></article></main></body></html>`;
+
+const SCRIPT_SHELL = `<!doctype html><html><head><title>Script app</title></head><body><div id="root"></div>
+<script>document.getElementById('root').innerHTML = '<article><h1>Rendered by script</h1><p>' +
+  'This paragraph only exists after the script has run in a browser. '.repeat(6) + '</p></article>';</script></body></html>`;
+
+/** Plain clients get a 403 challenge; a browser runs it, gets the cookie and reloads. */
+const CHALLENGE = `<html><head><title>Just a moment...</title></head><body>
+<script>document.cookie = 'passed=1; path=/'; location.reload();</script></body></html>`;
+
+const FLEET = `<html><head><title>Harbour fleet</title></head><body><article><h1>Harbour fleet</h1>${Array.from(
+  { length: 40 },
+  (_, i) => `<h2>Boat ${i}</h2><p>${`The boat number ${i} is moored at the quay with its crew of fishermen who mend nets every morning. `.repeat(6)}</p>`,
+).join('')}</article></body></html>`;
+
+const PRODUCT_SCHEMA = {
+  type: 'object',
+  properties: { name: { type: 'string' }, price: { type: ['number', 'null'] }, page_title: { type: 'string' } },
+  required: ['name', 'price'],
+};
+
+const FLEET_SCHEMA = { type: 'object', properties: { boats: { type: 'array', items: { type: 'string' } } }, required: ['boats'] };
+
+/** An answer that fails the schema, so the run's history holds a repair. */
+const INVALID_ANSWER: ScriptedReply = { content: JSON.stringify({ name: 'Harbour Lamp', price: '42.50 EUR' }) };
+const VALID_ANSWER: ScriptedReply = { content: JSON.stringify({ name: 'Harbour Lamp', price: 42.5 }) };
+
+interface Recording {
+  name: string;
+  route: string;
+  body: (fixtures: FixtureServer) => Record<string, unknown>;
+  replies?: ScriptedReply[];
+  /** The API's answer; 500 for a run that fails. */
+  status?: number;
+}
+
+const RECORDINGS: Recording[] = [
+  { name: 'extractMarkdown-min', route: '/extract/markdown', body: (f) => ({ url: f.url('/article'), effort: 'min' }) },
+  { name: 'extractMarkdown-standard-fetched', route: '/extract/markdown', body: (f) => ({ url: f.url('/article'), effort: 'standard' }) },
+  { name: 'extractMarkdown-standard-blocked-rendered', route: '/extract/markdown', body: (f) => ({ url: f.url('/gate'), effort: 'standard' }) },
+  { name: 'extractMarkdown-standard-script-shell-rendered', route: '/extract/markdown', body: (f) => ({ url: f.url('/shell'), effort: 'standard' }) },
+  { name: 'extractMarkdown-max', route: '/extract/markdown', body: (f) => ({ url: f.url('/article'), effort: 'max', content: 'full' }) },
+  {
+    name: 'extractJson-repair',
+    route: '/extract/json',
+    body: (f) => ({ url: f.url('/article'), effort: 'min', json_schema: PRODUCT_SCHEMA }),
+    replies: [INVALID_ANSWER, VALID_ANSWER],
+  },
+  {
+    name: 'generateJson-repair',
+    route: '/generate/json',
+    body: (f) => ({ url: f.url('/article'), effort: 'standard', json_schema: PRODUCT_SCHEMA, instructions: 'The product name and its price in euros.' }),
+    replies: [INVALID_ANSWER, VALID_ANSWER],
+  },
+  {
+    name: 'extractJson-repairs-exhausted',
+    route: '/extract/json',
+    body: (f) => ({ url: f.url('/article'), effort: 'min', json_schema: PRODUCT_SCHEMA }),
+    replies: [INVALID_ANSWER, INVALID_ANSWER, INVALID_ANSWER],
+    status: 500,
+  },
+  { name: 'extractJson-chunks', route: '/extract/json', body: (f) => ({ url: f.url('/fleet'), effort: 'min', json_schema: FLEET_SCHEMA }) },
+];
+
+async function record(stack: Stack, client: Client, fixtures: FixtureServer, recording: Recording): Promise<void> {
+  await fetch(`${stack.modelUrl}/__control/script`, { method: 'POST', body: JSON.stringify({ replies: recording.replies ?? [] }) });
+  const response = await fetch(`${stack.apiUrl}${recording.route}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ ...recording.body(fixtures), nocache: true }),
+  });
+  const workflowId = response.headers.get('x-workflow-id');
+  if (response.status !== (recording.status ?? 200) || !workflowId) throw new Error(`${recording.name}: HTTP ${response.status} ${await response.text()}`);
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  await writeFile(path.join(HISTORIES, `${recording.name}.json`), `${historyToJSON(history)}\n`);
+  console.log(`${recording.name}: ${history.events?.length} events (${workflowId})`);
+}
+
+async function main(): Promise<void> {
+  const stack = await startStack(path.join(projectRoot(), 'data', 'history-logs'));
+  const fixtures = await startFixtureServer({
+    '/article': html(ARTICLE),
+    '/shell': html(SCRIPT_SHELL),
+    '/gate': (req, res) => {
+      const passed = /(^|;\s*)passed=1/.test(req.headers.cookie ?? '');
+      res.writeHead(passed ? 200 : 403, { 'content-type': 'text/html' }).end(passed ? ARTICLE : CHALLENGE);
+    },
+    '/fleet': html(FLEET),
+  });
+  const connection = await Connection.connect({ address: stack.temporalAddress });
+  try {
+    const client = new Client({ connection, namespace: stack.namespace });
+    await mkdir(HISTORIES, { recursive: true });
+    for (const recording of RECORDINGS) await record(stack, client, fixtures, recording);
+  } finally {
+    await connection.close();
+    await fixtures.close();
+    await stopStack(stack);
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
