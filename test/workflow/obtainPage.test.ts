@@ -69,7 +69,13 @@ const activities = {
 };
 
 beforeAll(async () => {
-  [env, workflowBundle] = await Promise.all([startTimeSkippingEnvironment(), bundleWorkflows()]);
+  const starting = startTimeSkippingEnvironment();
+  try {
+    workflowBundle = await bundleWorkflows();
+  } finally {
+    // Kept even when bundling fails, so afterAll stops the server.
+    env = await starting;
+  }
   worker = await startWorker(env, TASK_QUEUE, workflowBundle, activities);
   // A worker's first workflow task builds its sandbox (about a second); paid here, not by a test.
   doubles = { fetch: ['page'], render: ['page'], calls: [] };
