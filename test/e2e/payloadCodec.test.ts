@@ -1,11 +1,13 @@
 import { Client, Connection } from '@temporalio/client';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { GZIP_ENCODING } from '../../src/payloadCodec';
+import { GZIP_ENCODING, GzipPayloadCodec } from '../../src/payloadCodec';
 import { apiKey, apiUrl, post, stackSetting } from '../support/api';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 import { gzippedZeros, MiB } from '../support/gzipBomb';
 
+const codec = new GzipPayloadCodec();
+const jsonPayload = (value: unknown) => ({ metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from(JSON.stringify(value)) });
 const utf8 = (bytes?: Uint8Array | null) => Buffer.from(bytes ?? []).toString('utf8');
 
 const PARAGRAPH = 'The harbour wakes before the sun, and the nets are mended by hand on the long stone quay. ';

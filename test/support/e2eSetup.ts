@@ -23,8 +23,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_GEO_PROXY_PORT = String(stack.geoProxyPort);
   process.env.TEST_MODEL_URL = stack.modelUrl;
   process.env.TEST_STACK_ENV = JSON.stringify(stack.env);
-  process.env.TEST_API_PID = String(stack.children.find((child) => child.name === 'api')?.process.pid ?? '');
+  process.env.TEST_API_PID = String(stack.pids.api ?? '');
   // Process ids of the worker processes by their roles ('fetch,browser'), for tests that watch their memory.
-  const workers = stack.children.filter((child) => child.name.startsWith('worker '));
-  process.env.TEST_WORKER_PIDS = JSON.stringify(Object.fromEntries(workers.map((child) => [child.name.slice('worker '.length), child.process.pid])));
+  const workers = Object.entries(stack.pids).filter(([name]) => name.startsWith('worker '));
+  process.env.TEST_WORKER_PIDS = JSON.stringify(Object.fromEntries(workers.map(([name, pid]) => [name.slice('worker '.length), pid])));
 }

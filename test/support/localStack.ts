@@ -23,6 +23,8 @@ export interface Stack {
   modelUrl: string;
   /** The environment the API and workers run with, for tests that start more of them. */
   env: NodeJS.ProcessEnv;
+  /** Process ids by child name ('api', 'worker fetch,browser'...), for tests that watch their memory. */
+  pids: Record<string, number | undefined>;
   /** Stops every process and server of the stack and closes its log files. */
   close(): Promise<void>;
 }
@@ -104,6 +106,7 @@ export async function startStack(logDir: string, extraEnv: NodeJS.ProcessEnv = {
       geoProxyPort,
       modelUrl: model.baseUrl.replace(/\/v1$/, ''),
       env,
+      pids: Object.fromEntries(children.map((child) => [child.name, child.process.pid])),
       close,
     };
   } catch (err) {
