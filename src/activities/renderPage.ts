@@ -48,13 +48,33 @@ async function skipHeavyResources(route: Route): Promise<void> {
   return route.continue();
 }
 
+/** Longest a scroll step may take; a page that stops its own timers and frames is done scrolling. */
+const SCROLL_STEP_MS = 1_000;
+
+/**
+ * `work`, or a failed fetch once `deadline` passes. Calls into the page run on its main thread,
+ * which the page's own script can hold (a busy loop, timers and frames replaced), so none of them
+ * may wait past the render's deadline.
+ */
+async function beforeDeadline<T>(work: Promise<T>, deadline: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new ServiceError('fetch_failed', `${what} did not finish before the render deadline`)), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Scrolls a screen at a time to the page end. Each step waits two frames, so scroll handlers
  * and intersection observers run; it waits for the network only when the step started loading.
  */
 async function scrollThrough(page: Page, network: NetworkActivity, deadline: number): Promise<void> {
   for (let step = 0; step < SCROLL_STEPS && Date.now() < deadline; step++) {
-    const atEnd = await page.evaluate(async () => {
+    const scrolled = page.evaluate(async () => {
       window.scrollBy(0, window.innerHeight);
       // A page that never paints (hidden, stalled) still moves on after a moment.
       await new Promise((resolve) => {
@@ -63,6 +83,13 @@ async function scrollThrough(page: Page, network: NetworkActivity, deadline: num
       });
       return window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2;
     });
+    let atEnd: boolean;
+    try {
+      atEnd = await beforeDeadline(scrolled, Math.min(deadline, Date.now() + SCROLL_STEP_MS), 'a scroll step');
+    } catch (err) {
+      if (err instanceof ServiceError) return;
+      throw err;
+    }
     if (network.busy) await network.quiet(Math.min(deadline, Date.now() + SETTLE_MS));
     if (atEnd) break;
   }
@@ -133,8 +160,9 @@ export function createRenderActivities(deps: RenderActivityDeps) {
                 await scrollThrough(page, network, deadline);
                 await network.quiet(Math.min(deadline, Date.now() + SETTLE_MS));
                 // The status of the document now shown: a challenge page that reloaded itself counts as its final load.
-                httpStatus = (await page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)?.responseStatus ?? 0)) || (response?.status() ?? 0);
-                const html = await page.content();
+                const navigation = page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)?.responseStatus ?? 0);
+                httpStatus = (await beforeDeadline(navigation, deadline, 'reading the status')) || (response?.status() ?? 0);
+                const html = await beforeDeadline(page.content(), deadline, 'reading the page');
                 // Checked after the last read, so whatever the page reached for before it is charged.
                 refuseIfInternal();
                 return { body: Buffer.from(html, 'utf8'), contentType: 'text/html; charset=utf-8', finalUrl: page.url() };

@@ -68,6 +68,17 @@ const UNDECLARED_UTF8 = Buffer.from(`<!doctype html><html><head><title>Play…an
 <p>${'Arcades – once everywhere – charged “per play”, and café owners loved them. '.repeat(4)}</p><p id="scripted"></p></article>
 <script>document.getElementById('scripted').textContent = 'Written by a script: déjà vu — naïve.';</script></body></html>`, 'utf8');
 
+/** Once loaded, the page replaces its timers and frames with ones that never fire. */
+const FROZEN_CLOCK = `<!doctype html><html><head><title>Frozen clock</title></head><body><main><h1>Frozen clock</h1>
+<p>${'A page whose script stops every timer and animation frame once it has loaded. '.repeat(4)}</p>
+<div style="height: 4000px"></div></main>
+<script>window.addEventListener('load', () => { window.setTimeout = () => 0; window.requestAnimationFrame = () => 0; });</script></body></html>`;
+
+/** Once loaded, the page's script never gives its main thread back. */
+const BUSY_LOOP = `<!doctype html><html><head><title>Busy loop</title></head><body><main><h1>Busy loop</h1>
+<p>${'A page whose script spins forever shortly after it has loaded. '.repeat(4)}</p></main>
+<script>window.addEventListener('load', () => setTimeout(() => { for (;;) {} }, 50));</script></body></html>`;
+
 const slowly = (body: string): Handler => (_req, res) => {
   setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(body), 400);
 };
@@ -94,6 +105,8 @@ beforeAll(async () => {
     '/slow': (_req, res) => {
       setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(ARTICLE), 3000);
     },
+    '/frozen-clock': html(FROZEN_CLOCK),
+    '/busy-loop': html(BUSY_LOOP),
     '/late-body': slowly(`<p>${'Article text that a slow API call delivered after the page load event. '.repeat(4)}</p>`),
     '/to-internal': (_req, res) => res.writeHead(302, { location: secrets.url('/secret') }).end(),
     '/to-ipv6-loopback': (_req, res) => res.writeHead(302, { location: `http://[::1]:${secrets6.port}/secret` }).end(),
@@ -233,6 +246,22 @@ describe('effort levels', () => {
     expect(res.body).toEqual({ error: 'access to internal resources is not allowed' });
     expect(secrets.hits.get('/secret')).toBeUndefined();
   });
+
+  it('max reads a page that stops its own timers and frames, without waiting on them', async () => {
+    const started = Date.now();
+    const res = await extract('/frozen-clock', 'max');
+    expect(res.status).toBe(200);
+    expect(res.body.content).toContain('stops every timer');
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('max gives up on a page whose script holds its main thread, at the render deadline', async () => {
+    const started = Date.now();
+    const res = await extract('/busy-loop', 'max');
+    expect([res.status, res.body]).toEqual([500, { error: 'failed to fetch URL' }]);
+    // Two attempts of RENDER_TIMEOUT_MS (30 s) at most, with room for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(80_000);
+  }, 120_000);
 
   it('max refuses a page whose script reads an internal address', async () => {
     const res = await extract('/fetches-internal', 'max');
