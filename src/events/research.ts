@@ -1,0 +1,164 @@
+/**
+ * The Research stream (spec 6.2): each event name and its payload. Where the spec leaves a
+ * payload open, the official client's `ResearchEvent` types decide; test/eventTypes.test.ts
+ * checks that every payload here is assignable to them, and that the names are the same set.
+ */
+
+/** Spec 2.13. */
+export type ResearchActivity =
+  | 'prefetching'
+  | 'planning'
+  | 'iteration'
+  | 'searching'
+  | 'analyzing'
+  | 'following'
+  | 'evaluating'
+  | 'outlining'
+  | 'writing'
+  | 'judging';
+
+/** Spec 2.13. */
+export type Coverage = 'Light' | 'Moderate' | 'Solid' | 'Comprehensive';
+
+export type ResearchMode = 'fast' | 'balanced';
+export type Rating = 'low' | 'medium' | 'high';
+export type UrlSource = 'user-input' | 'search-result' | 'extracted-link';
+export type QueryComplexity = 'simple' | 'moderate' | 'complex';
+
+/** Every research payload carries these (spec 6.2). */
+export interface Stamped {
+  message: string;
+  /** Milliseconds since the epoch, when the workflow recorded the event. */
+  timestamp: number;
+}
+
+/** A page as events show it: no page text, so events stay small. */
+export interface PageSample {
+  url: string;
+  title: string;
+  domain: string;
+  urlSource: UrlSource;
+  relevance?: Rating;
+  reliability?: Rating;
+  summary?: string;
+}
+
+export interface QuestionAssessment {
+  question: string;
+  status: 'answered' | 'partial' | 'unanswered';
+  /** What was learned, or what is missing. */
+  findings: string;
+}
+
+export interface CitedPage {
+  /** The number the report cites it by. */
+  id: string;
+  url: string;
+  title?: string;
+  claims: string[];
+  sourceQueries: string[];
+  urlSource?: UrlSource;
+  relevance?: Rating;
+  reliability?: Rating;
+  summary?: string;
+  depth?: number;
+  parentUrl?: string;
+}
+
+export interface GapEvaluation {
+  researchCoverage: Coverage;
+  gapDescription: string;
+  questionAssessments: QuestionAssessment[];
+  shouldContinueResearch: boolean;
+  newResearchQuestions?: string[];
+  searchQueries?: string[];
+}
+
+export interface Judgment {
+  approved: boolean;
+  score: number;
+  observation: string;
+  feedback?: string;
+}
+
+export interface ResearchMetrics {
+  iterations: number;
+  fetches: number;
+  cachedFetches: number;
+  robotsBlocked: number;
+  /** Searches by engine. */
+  searches: Record<string, number>;
+  cachedSearches: Record<string, number>;
+  successRates: { fetches: number; searches: number; analyzes: number };
+  /** Duration of each phase, in milliseconds. */
+  phases: Record<string, { duration: number }>;
+  /** Tokens by model task. */
+  tokens: Record<string, { input: number; output: number }>;
+  totalDuration: number;
+}
+
+export interface ResearchMetadata {
+  prompt: string;
+  mode: ResearchMode;
+  queryComplexity: QueryComplexity;
+  researchObjective: string;
+  researchPlan: string;
+  researchQuestions: string[];
+  /** The queries run, one list per iteration. */
+  executedQueries: string[][];
+  totalPagesAnalyzed: number;
+  citedPages?: CitedPage[];
+  gapEvaluations?: GapEvaluation[];
+  judgments?: Judgment[];
+  metrics?: ResearchMetrics;
+  outline?: { directAnswer: string; keyTakeaways: string[]; outline: string; relevantSourceIds: string[] };
+  urlSources?: { userProvided: number; searchResults: number; extractedLinks: number };
+}
+
+export interface ResearchEvents {
+  start: Stamped;
+  'prefetching:start': Stamped & { urls: string[]; urlCount: number };
+  'prefetching:end': Stamped & { fetched: number; failed: number };
+  'planning:start': Stamped & { hasPrefetchedContext: boolean };
+  'planning:end': Stamped & {
+    objective: string;
+    plan: string;
+    questions: string[];
+    queries: string[];
+    complexity: QueryComplexity;
+  };
+  'iteration:start': Stamped & { iteration: number; maxIterations: number; queries: string[] };
+  'iteration:end': Stamped & {
+    iteration: number;
+    isLast: boolean;
+    /** Only on the last iteration. */
+    stopReason?: 'max_iterations' | 'coverage_sufficient';
+  };
+  'searching:start': Stamped & { iteration: number; queries: string[] };
+  'searching:end': Stamped & { iteration: number; urlsFound: number; urlsNew: number };
+  'analyzing:start': Stamped & { iteration: number; pageCount: number };
+  'analyzing:end': Stamped & { iteration: number; analyzed: number; failed: number; samples: PageSample[] };
+  'following:start': Stamped & { iteration: number; linkCount: number };
+  'following:end': Stamped & { iteration: number; followed: number; failed: number; samples: PageSample[] };
+  'evaluating:start': Stamped & { iteration: number; pagesAnalyzed: number; questionCount: number };
+  'evaluating:end': Stamped & {
+    iteration: number;
+    coverage: Coverage;
+    gaps: string;
+    shouldContinue: boolean;
+    questionAssessments: QuestionAssessment[];
+    nextQueries: string[];
+  };
+  'outlining:start': Stamped & { pagesAnalyzed: number; qualityPageCount: number };
+  'outlining:end': Stamped & { sourcesSelected: number };
+  'writing:start': Stamped & { attempt: number; maxAttempts: number; isRevision: boolean; previousScore?: number };
+  'writing:end': Stamped & { attempt: number };
+  'judging:start': Stamped & { attempt: number; maxAttempts: number };
+  'judging:end': Stamped & { attempt: number; approved: boolean; score: number; feedback?: string };
+  complete: Stamped & { report: string; metadata: ResearchMetadata };
+  error: Stamped & {
+    error: { name: string; message: string; stack?: string };
+    activity?: ResearchActivity;
+    iteration?: number;
+  };
+}
