@@ -1,0 +1,58 @@
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+
+/**
+ * How the API reads a run's events from its workflow (see EventLog): the messages and what
+ * they carry. Imported by workflow code and by the API alike, so nothing here touches Node.
+ */
+
+/** One recorded event. `id` counts from 1 in the order the workflow recorded the events. */
+export interface RecordedEvent {
+  id: number;
+  event: string;
+  data: unknown;
+}
+
+export interface ReadRequest {
+  /** The API process's reader of this run: one per run per process. */
+  readerId: string;
+  /** The last id the reader holds; the answer starts after it. 0 reads from the start. */
+  after: number;
+  /** How long the run may go on with no reader before it is cancelled (the API's setting). */
+  graceMs: number;
+}
+
+export interface ReadResult {
+  /** Events after the requested id, in order; at most one batch (see EventLog). */
+  events: RecordedEvent[];
+  /** The id of the last event recorded so far (0 when none). */
+  headId: number;
+  /** The first id this run holds; older events are in the run `earlierRunId`. */
+  firstId: number;
+  earlierRunId?: string;
+  /** The run recorded its last event: once a reader holds `headId`, nothing follows. */
+  closed: boolean;
+  /** The run is handing over to a new run (continue-as-new): read again from the workflow id. */
+  continuing: boolean;
+}
+
+/** What a run hands to the run that continues it, so ids go on and no unread event is lost. */
+export interface StreamState {
+  nextId: number;
+  /** Events no reader had acknowledged yet. */
+  tail: RecordedEvent[];
+  /** The run holding the events before the tail. */
+  earlierRunId: string;
+}
+
+/**
+ * A long-poll read: answers as soon as there is an event after `after`, or the log closes,
+ * or the reader is released. Accepted reads are recorded in history with their answer, so the
+ * API keeps one reader per run per process and fans its events out in memory.
+ */
+export const readEventsUpdate = defineUpdate<ReadResult, [ReadRequest]>('webloom.events.read');
+
+/** The same answer without waiting and without any history: for catching up, and after the run has closed. */
+export const listEventsQuery = defineQuery<ReadResult, [{ after: number }]>('webloom.events.list');
+
+/** A reader that has no more clients lets go, which starts the grace period if it was the last one. */
+export const releaseReaderSignal = defineSignal<[{ readerId: string; graceMs: number }]>('webloom.events.release');
