@@ -125,6 +125,14 @@ export interface CodecSettings {
   maxRequestBytes: number;
 }
 
+/** The event streams of Research and Automate. */
+export interface StreamSettings {
+  /** A comment goes out after this long without an event, so proxies keep the connection open. */
+  heartbeatMs: number;
+  /** How long a run goes on with no client reading its events before it is cancelled. */
+  disconnectGraceMs: number;
+}
+
 export interface Config {
   host: string;
   port: number;
@@ -146,6 +154,7 @@ export interface Config {
   markdownMaxBytes: number;
   convert: ConvertSettings;
   cache: CacheSettings;
+  stream: StreamSettings;
   dataDir: string;
   workers: { workflowConcurrency: number; fetchConcurrency: number; modelConcurrency: number };
   embedded: { temporalPort: number; temporalUiPort: number; temporalCliPath?: string };
@@ -299,6 +308,10 @@ export function loadConfig(env: Env = process.env): Config {
       scope: readEnum(env, 'CACHE_SCOPE', CACHE_SCOPES, 'organization'),
       dir: path.resolve(readString(env, 'CACHE_DIR', path.join(dataDir, 'cache'))),
       redisUrl: readRedisUrl(env),
+    },
+    stream: {
+      heartbeatMs: readInt(env, 'STREAM_HEARTBEAT_MS', 15_000, 100, 300_000),
+      disconnectGraceMs: readInt(env, 'STREAM_DISCONNECT_GRACE_MS', 60_000, 1000, 24 * 3600_000),
     },
     dataDir,
     workers: {

@@ -11,6 +11,7 @@ import type { Config } from '../config';
 import { ServiceError } from '../errors';
 import type { Logger } from '../logger';
 import { AddressPolicy } from '../net/addressPolicy';
+import { createStreamedRuns, type StreamedRuns } from './events/streamedRuns';
 import { bearerAuth } from './middleware/auth';
 import { crossOrigin } from './middleware/crossOrigin';
 import { errorResponses } from './middleware/errorResponses';
@@ -18,6 +19,7 @@ import { jsonBody } from './middleware/jsonBody';
 import { requestLog } from './middleware/requestLog';
 import { codecRouter } from './routes/codec';
 import { extractMarkdownRoute } from './routes/extractMarkdown';
+import { runEventsRoute } from './routes/runEvents';
 import { structuredJsonRoute } from './routes/structuredJson';
 import type { ApiState } from './state';
 
@@ -28,7 +30,7 @@ export interface RunOptions<W extends Workflow> {
   timeout: Duration;
 }
 
-export interface ApiDeps {
+export interface ApiDeps extends StreamedRuns {
   config: Config;
   policy: AddressPolicy;
   cache?: ResultCache;
@@ -39,6 +41,7 @@ export interface ApiDeps {
 export function createApiDeps(config: Config, client: Client, logger: Logger): ApiDeps {
   const store = createResultCache(config.cache);
   return {
+    ...createStreamedRuns(config, client, logger),
     config,
     policy: new AddressPolicy(config.allowInternalHosts),
     cache: store && new WriteBehindCache(store, (err) => logger.warn({ err }, 'cache write failed')),
@@ -73,10 +76,15 @@ function routeMethods(routers: Router<ApiState>[]): (path: string) => string[] |
 
 export function createApp(deps: ApiDeps, logger: Logger): Koa<ApiState> {
   const app = new Koa<ApiState>({ proxy: false });
+  // Failures after the answer has started; a client leaving an event stream early is normal.
+  app.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ERR_STREAM_PREMATURE_CLOSE') logger.error({ err }, 'response failed');
+  });
   const router = new Router<ApiState>({ prefix: '/v1' });
   router.post('/extract/markdown', extractMarkdownRoute(deps));
   router.post('/extract/json', structuredJsonRoute(deps, 'extract-json'));
   router.post('/generate/json', structuredJsonRoute(deps, 'generate-json'));
+  router.get('/runs/:runId/events', runEventsRoute(deps));
   const codec = codecRouter(deps.config.apiKeys, deps.config.codec);
 
   app.use(requestLog(logger));

@@ -1,4 +1,4 @@
-import { parseLastEventId, sseComment, sseEvent } from '../src/events/sse';
+import { parseLastEventId, sseComment, sseEvent } from '../../src/events/sse';
 
 describe('SSE encoding', () => {
   it('writes an event as id, event and data lines and a blank line (spec 4.3)', () => {

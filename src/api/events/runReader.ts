@@ -1,0 +1,212 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ulid } from 'ulid';
+import type { Client, WorkflowExecutionStatusName } from '@temporalio/client';
+import { listEventsQuery, readEventsUpdate, releaseReaderSignal, type ReadResult, type RecordedEvent } from '../../events/messages';
+import type { AnyStreamedOperation, StreamFailure } from '../../events/streams';
+import type { Logger } from '../../logger';
+
+/** Events this process keeps per run for its clients; a client further behind catches up by query. */
+const BUFFER_CHARS = 8 * 1024 * 1024;
+/** How long Temporal may stay unreachable before the stream ends with an error event. */
+const RETRY_BUDGET_MS = 30_000;
+/** Pause before reading again after a run refused a read (it was handing over to a new run). */
+const REREAD_DELAY_MS = 20;
+
+/** Why a run that ended without closing its stream ended, as the caller sees it. */
+const ENDED: Partial<Record<WorkflowExecutionStatusName, StreamFailure>> = {
+  CANCELLED: { code: 'cancelled', message: 'the run was cancelled' },
+  TERMINATED: { code: 'terminated', message: 'the run was terminated' },
+  TIMED_OUT: { code: 'timed_out', message: 'the run timed out' },
+};
+const ENDED_OTHERWISE: StreamFailure = { code: 'internal', message: 'the run ended without finishing its stream' };
+export const READ_FAILED: StreamFailure = { code: 'stream_failed', message: 'the event stream failed' };
+
+/** Wakes everyone waiting for the next change. */
+class Changes {
+  private waiters: (() => void)[] = [];
+
+  next(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  notify(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const wake of waiters) wake();
+  }
+}
+
+/**
+ * Reads one run's events from its workflow, once for this whole process: long-poll reads, one
+ * after the other, from the last id held. Its clients (subscriptions) take the events from
+ * its buffer. When the run ends without its own last event (terminated, timed out) or Temporal
+ * stays unreachable, the reader ends the stream with the operation's failure event.
+ */
+export class RunReader {
+  readonly id = ulid();
+  subscribers = 0;
+  private readonly buffer: RecordedEvent[] = [];
+  /** JSON length of each buffered event's data. */
+  private readonly sizes: number[] = [];
+  private bufferChars = 0;
+  /** The last id held. */
+  private head: number;
+  /** Set once nothing more will come: the failure event that ends the stream, or null when the run closed it. */
+  private final?: RecordedEvent | null;
+  private stopped = false;
+  private readonly changes = new Changes();
+
+  constructor(
+    private readonly client: Client,
+    readonly workflowId: string,
+    private readonly operation: AnyStreamedOperation,
+    after: number,
+    private readonly graceMs: number,
+    private readonly log: Logger,
+  ) {
+    this.head = after;
+  }
+
+  start(): void {
+    void this.readAll();
+  }
+
+  /** Lets the run go: no client of this process reads it any more, so its grace period may start. */
+  stop(): void {
+    this.stopped = true;
+    if (this.final !== undefined) return;
+    this.client.workflow
+      .getHandle(this.workflowId)
+      .signal(releaseReaderSignal, { readerId: this.id, graceMs: this.graceMs })
+      .catch((err: unknown) => this.log.debug({ err, workflowId: this.workflowId }, 'releasing a reader failed'));
+  }
+
+  /** Whether the stream has ended, and with which failure event (null: the run closed it). */
+  get ending(): RecordedEvent | null | undefined {
+    return this.final;
+  }
+
+  changed(): Promise<void> {
+    return this.changes.next();
+  }
+
+  /** The first id this reader's buffer holds. */
+  firstHeldId(): number {
+    return this.buffer[0]?.id ?? this.head + 1;
+  }
+
+  /** The held events after `after`; undefined when some of them are older than the buffer. */
+  heldAfter(after: number): RecordedEvent[] | undefined {
+    if (after + 1 < this.firstHeldId()) return undefined;
+    return this.buffer.slice(Math.max(0, after + 1 - this.firstHeldId()));
+  }
+
+  /** Events with ids in (after, before), by query from the run that holds them or the runs it continues. */
+  async range(after: number, before: number, runId?: string): Promise<RecordedEvent[]> {
+    const found: RecordedEvent[] = [];
+    let cursor = after;
+    while (cursor + 1 < before) {
+      const page = await this.retrying(() => this.client.workflow.getHandle(this.workflowId, runId).query(listEventsQuery, { after: cursor }));
+      if (page.firstId > cursor + 1) {
+        if (!page.earlierRunId) throw new Error(`events ${cursor + 1} to ${page.firstId - 1} are in no run`);
+        const earlier = await this.range(cursor, Math.min(before, page.firstId), page.earlierRunId);
+        found.push(...earlier);
+        cursor = Math.min(before, page.firstId) - 1;
+        continue;
+      }
+      const events = page.events.filter((event) => event.id < before);
+      if (events.length === 0) break;
+      found.push(...events);
+      cursor = events.at(-1)!.id;
+    }
+    return found;
+  }
+
+  private async readAll(): Promise<void> {
+    try {
+      while (!this.stopped) {
+        const result = await this.read();
+        if (result === 'ended') return;
+        const first = result.events[0];
+        if (first && first.id > this.head + 1) this.hold(await this.range(this.head, first.id));
+        this.hold(result.events.filter((event) => event.id > this.head));
+        if (result.closed && this.head >= result.headId) return this.finish(null);
+      }
+    } catch (err) {
+      this.log.error({ err, workflowId: this.workflowId }, 'reading run events failed');
+      this.finish(READ_FAILED);
+    }
+  }
+
+  /** The next answer from the run: a long-poll read, or, when the run refuses reads, what it holds by query. */
+  private async read(): Promise<ReadResult | 'ended'> {
+    const deadline = Date.now() + RETRY_BUDGET_MS;
+    for (;;) {
+      try {
+        return await this.client.workflow
+          .getHandle(this.workflowId)
+          .executeUpdate(readEventsUpdate, { args: [{ readerId: this.id, after: this.head, graceMs: this.graceMs }] });
+      } catch (err) {
+        if (this.stopped) return 'ended';
+        // A closed run takes no reads, nor does one handing over to a new run; a query answers either.
+        this.log.debug({ err, workflowId: this.workflowId }, 'read refused; asking by query');
+        const held = await this.retrying(() => this.client.workflow.getHandle(this.workflowId).query(listEventsQuery, { after: this.head }));
+        if (held.events.length > 0 || held.closed) return held;
+        const { status } = await this.retrying(() => this.client.workflow.getHandle(this.workflowId).describe());
+        if (status.name !== 'RUNNING') {
+          this.finish(ENDED[status.name] ?? ENDED_OTHERWISE);
+          return 'ended';
+        }
+        if (Date.now() > deadline) throw err;
+        await sleep(REREAD_DELAY_MS);
+      }
+    }
+  }
+
+  /** Temporal calls, retried with backoff while it is unreachable, within the retry budget. */
+  private async retrying<T>(call: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + RETRY_BUDGET_MS;
+    for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
+      try {
+        return await call();
+      } catch (err) {
+        if (Date.now() + delay > deadline || !isTransient(err)) throw err;
+        await sleep(delay);
+      }
+    }
+  }
+
+  private hold(events: RecordedEvent[]): void {
+    if (events.length === 0) return;
+    for (const event of events) {
+      const size = JSON.stringify(event.data).length;
+      this.buffer.push(event);
+      this.sizes.push(size);
+      this.bufferChars += size;
+    }
+    this.head = events.at(-1)!.id;
+    while (this.bufferChars > BUFFER_CHARS && this.buffer.length > 1) {
+      this.buffer.shift();
+      this.bufferChars -= this.sizes.shift()!;
+    }
+    this.changes.notify();
+  }
+
+  /** The operation's failure event, to end a stream with. */
+  failureEvent(failure: StreamFailure, id: number): RecordedEvent {
+    return { id, ...this.operation.failureEvent(failure, Date.now()) };
+  }
+
+  private finish(failure: StreamFailure | null): void {
+    if (this.final !== undefined) return;
+    this.final = failure && this.failureEvent(failure, this.head + 1);
+    this.changes.notify();
+  }
+}
+
+/** Errors worth retrying: Temporal unreachable or overloaded, not a refusal. */
+function isTransient(err: unknown): boolean {
+  const code = (err as { code?: unknown; cause?: { code?: unknown } }).cause?.code ?? (err as { code?: unknown }).code;
+  // gRPC UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, ABORTED.
+  return code === 14 || code === 4 || code === 8 || code === 10 || (err as Error).name === 'ServiceError';
+}

@@ -1,0 +1,69 @@
+import { ulid } from 'ulid';
+import type { Client, WorkflowStartOptions } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/common';
+import type { Workflow } from '@temporalio/workflow';
+import type { Context } from 'koa';
+import type { Config } from '../../config';
+import { ServiceError } from '../../errors';
+import { parseRunId, runIdOf, streamedOperation, workflowIdOf, type StreamedOperationName } from '../../events/streams';
+import type { Logger } from '../../logger';
+import type { RunOptions } from '../app';
+import type { ApiState } from '../state';
+import { EventRelay } from './eventRelay';
+import { streamEvents } from './eventStream';
+
+type ApiContext = Context & { state: ApiState };
+
+export interface StreamedRuns {
+  /**
+   * Starts one workflow for the request and answers with its event stream (spec 4 rule 3). A
+   * failure to start is thrown, so it gets its status (spec 7); once streaming, failures are
+   * the stream's `error` event. The run id for resuming is in the `x-run-id` header.
+   */
+  streamWorkflow<W extends Workflow>(ctx: ApiContext, operation: StreamedOperationName, workflow: W | string, options: RunOptions<W>): Promise<void>;
+  /** Answers with the events after `after` of a run the caller's organization started, then the live ones; 404 for any other. */
+  resumeRun(ctx: ApiContext, runId: string, after: number): Promise<void>;
+}
+
+export function createStreamedRuns(config: Config, client: Client, logger: Logger): StreamedRuns {
+  const relay = new EventRelay(client, config.stream.disconnectGraceMs, logger);
+  return {
+    async streamWorkflow(ctx, operation, workflow, options) {
+      const organization = ctx.state.organization ?? 'anonymous';
+      const id = ulid();
+      const workflowId = workflowIdOf(organization, operation, id);
+      ctx.state.workflowId = workflowId;
+      await client.workflow.start(workflow, {
+        workflowId,
+        taskQueue: config.taskQueues.workflows,
+        args: options.args,
+        workflowExecutionTimeout: options.timeout,
+        memo: { organization, operation, ...(options.url ? { url: options.url } : {}) },
+        staticSummary: options.url ? `${operation} ${options.url}` : operation,
+      } as unknown as WorkflowStartOptions<Workflow>);
+      ctx.set('x-workflow-id', workflowId);
+      ctx.set('x-run-id', runIdOf(operation, id));
+      streamEvents(ctx, relay, { workflowId, operation: streamedOperation(operation), after: 0 }, config.stream.heartbeatMs);
+    },
+
+    async resumeRun(ctx, runId, after) {
+      const run = parseRunId(runId);
+      if (!run) throw new ServiceError('not_found', `not a run id: ${runId}`);
+      const organization = ctx.state.organization ?? 'anonymous';
+      const workflowId = workflowIdOf(organization, run.operation, run.ulid);
+      let memo: Record<string, unknown> | undefined;
+      try {
+        ({ memo } = await client.workflow.getHandle(workflowId).describe());
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) throw new ServiceError('not_found', `no run ${workflowId}`);
+        throw err;
+      }
+      // The id already names the caller's organization; the memo check keeps it so should ids ever change.
+      if (memo?.organization !== organization) throw new ServiceError('not_found', `run ${workflowId} belongs to another organization`);
+      ctx.state.workflowId = workflowId;
+      ctx.set('x-workflow-id', workflowId);
+      ctx.set('x-run-id', runId);
+      streamEvents(ctx, relay, { workflowId, operation: streamedOperation(run.operation), after }, config.stream.heartbeatMs);
+    },
+  };
+}
