@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import Router from '@koa/router';
@@ -11,7 +10,7 @@ import { loadConfig } from '../src/config';
 import { runIdOf, workflowIdOf } from '../src/events/streams';
 import { createLogger } from '../src/logger';
 import { dataConverter } from '../src/payloadCodec';
-import { startStack, stopStack, type Stack } from '../test/support/localStack';
+import { projectRoot, startStack, stopStack, type Stack } from '../test/support/localStack';
 import { fmt, percentile } from './common';
 
 /**
@@ -34,12 +33,6 @@ interface Received {
   event: string;
   data: { timestamp?: number };
   at: number;
-}
-
-function projectRoot(): string {
-  let dir = __dirname;
-  while (!existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
-  return dir;
 }
 
 function script(events: number, delayMs: number): unknown[] {
