@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CACHE_SCOPES, type CacheScope } from './cache/resultCache';
 import { MODEL_TASKS, taskModelVariable, type ModelTask } from './model/tasks';
+import { checkTimeouts } from './timeouts';
 
 /**
  * The one place that reads the environment. Every setting is validated here so a
@@ -247,7 +248,7 @@ export function loadConfig(env: Env = process.env): Config {
   const queuePrefix = readString(env, 'TASK_QUEUE_PREFIX', 'webloom');
   const dataDir = path.resolve(readString(env, 'DATA_DIR', path.join(process.cwd(), 'data')));
   const temporalUiPort = readInt(env, 'TEMPORAL_UI_PORT', 8233, 1, 65535);
-  return {
+  const config: Config = {
     host: readString(env, 'HOST', '127.0.0.1'),
     port: readInt(env, 'PORT', 8080, 0, 65535),
     bodyLimitBytes: readInt(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
@@ -325,6 +326,8 @@ export function loadConfig(env: Env = process.env): Config {
       temporalCliPath: readOptional(env, 'TEMPORAL_CLI_PATH'),
     },
   };
+  checkTimeouts(config);
+  return config;
 }
 
 function readProxyUrl(name: string, value: string): string {

@@ -1,16 +1,19 @@
+import type { ActivityTimeouts } from '../timeouts';
 import type { ExtractMarkdownRequest, ExtractMarkdownResult } from '../types';
 import { obtainPage, type PageQueues } from './obtainPage';
 
 export interface ExtractMarkdownInput {
   request: ExtractMarkdownRequest;
   queues: PageQueues;
+  /** Absent in runs started before workflows were given their timeouts. */
+  timeouts?: ActivityTimeouts;
 }
 
 /**
  * Fetch a URL and turn the page into Markdown. Metadata always comes back apart: the API caches
  * the result and renders front matter per request.
  */
-export async function extractMarkdown({ request, queues }: ExtractMarkdownInput): Promise<ExtractMarkdownResult> {
-  const converted = await obtainPage(request, queues, { as: 'markdown', content: request.content });
+export async function extractMarkdown({ request, queues, timeouts }: ExtractMarkdownInput): Promise<ExtractMarkdownResult> {
+  const converted = await obtainPage(request, queues, { as: 'markdown', content: request.content }, timeouts);
   return { url: request.url, ...converted };
 }

@@ -1,7 +1,9 @@
-import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import type { Duration } from '@temporalio/common';
 import type { FetchActivities } from '../activities/fetchPage';
 import type { PageReading, ReadingOf } from '../activities/readPage';
 import type { RenderActivities } from '../activities/renderPage';
+import type { ActivityTimeouts } from '../timeouts';
 import type { Effort, ExtractMarkdownRequest } from '../types';
 
 /** The task queues where pages are fetched and rendered. */
@@ -17,28 +19,31 @@ export type PageRequest = Pick<ExtractMarkdownRequest, 'url' | 'effort' | 'geo_t
  * A worker that stops heartbeating (its process died or hangs) loses the attempt after this long,
  * and the attempt is retried on whichever worker polls next, instead of after start-to-close.
  */
-const HEARTBEAT_TIMEOUT = '10s';
+const HEARTBEAT_TIMEOUT: Duration = '10s';
+
+/**
+ * The timeouts of runs started before workflows were given theirs in their input; replaying those
+ * runs needs the same values.
+ */
+export const TIMEOUTS_BEFORE_INPUT: ActivityTimeouts = { fetchMs: 60_000, quickFetchMs: 60_000, renderMs: 90_000, modelMs: 600_000 };
 
 /**
  * How hard a plain fetch tries, by effort (spec 2.2): `min` gets one attempt. The download has
  * its own deadline (FETCH_TIMEOUT_MS, shorter for `min`), the read its budget
- * (CONVERT_TIMEOUT_MS); the activity's covers both.
+ * (CONVERT_TIMEOUT_MS); the activity's timeout covers both.
  */
-const FETCH_OPTIONS: Record<Effort, Parameters<typeof proxyActivities>[0]> = {
-  min: { startToCloseTimeout: '60s', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: { maximumAttempts: 1 } },
-  standard: {
-    startToCloseTimeout: '60s',
-    heartbeatTimeout: HEARTBEAT_TIMEOUT,
-    retry: { maximumAttempts: 3, initialInterval: '500ms', backoffCoefficient: 2 },
-  },
-  max: { startToCloseTimeout: '60s', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: { maximumAttempts: 2 } },
-};
+function fetchOptions(effort: Effort, timeouts: ActivityTimeouts): ActivityOptions {
+  const heartbeat = { heartbeatTimeout: HEARTBEAT_TIMEOUT };
+  if (effort === 'min') return { ...heartbeat, startToCloseTimeout: timeouts.quickFetchMs, retry: { maximumAttempts: 1 } };
+  if (effort === 'standard') {
+    return { ...heartbeat, startToCloseTimeout: timeouts.fetchMs, retry: { maximumAttempts: 3, initialInterval: '500ms', backoffCoefficient: 2 } };
+  }
+  return { ...heartbeat, startToCloseTimeout: timeouts.fetchMs, retry: { maximumAttempts: 2 } };
+}
 
-const RENDER_OPTIONS: Parameters<typeof proxyActivities>[0] = {
-  startToCloseTimeout: '90s',
-  heartbeatTimeout: HEARTBEAT_TIMEOUT,
-  retry: { maximumAttempts: 2, initialInterval: '1s' },
-};
+function renderOptions(timeouts: ActivityTimeouts): ActivityOptions {
+  return { startToCloseTimeout: timeouts.renderMs, heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: { maximumAttempts: 2, initialInterval: '1s' } };
+}
 
 /** Answers that mean "not for plain clients": a browser may get through. */
 const BLOCKED_STATUSES = new Set([401, 403, 406, 429, 503]);
@@ -54,12 +59,17 @@ function wasBlocked(err: unknown): boolean {
  * fetches with retries and turns to the browser when the fetch was blocked or got a page drawn
  * by script; `max` renders.
  */
-export async function obtainPage<R extends PageReading>(request: PageRequest, queues: PageQueues, reading: R): Promise<ReadingOf<R>> {
+export async function obtainPage<R extends PageReading>(
+  request: PageRequest,
+  queues: PageQueues,
+  reading: R,
+  timeouts: ActivityTimeouts = TIMEOUTS_BEFORE_INPUT,
+): Promise<ReadingOf<R>> {
   const target = { url: request.url, country: request.geo_target?.country, reading };
-  const { renderPage } = proxyActivities<RenderActivities>({ taskQueue: queues.browser, ...RENDER_OPTIONS });
+  const { renderPage } = proxyActivities<RenderActivities>({ taskQueue: queues.browser, ...renderOptions(timeouts) });
   const render = async () => (await renderPage(target)).reading;
   if (request.effort === 'max') return render();
-  const { fetchPage } = proxyActivities<FetchActivities>({ taskQueue: queues.fetch, ...FETCH_OPTIONS[request.effort] });
+  const { fetchPage } = proxyActivities<FetchActivities>({ taskQueue: queues.fetch, ...fetchOptions(request.effort, timeouts) });
   let page;
   try {
     page = await fetchPage({ ...target, quick: request.effort === 'min' });

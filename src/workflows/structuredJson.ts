@@ -4,13 +4,16 @@ import type { TokenUsage } from '../model/modelClient';
 import { MODEL_FAILED } from '../errors';
 import type { JsonSchema } from '../structured/schema';
 import { mergeAnswers } from '../structured/merge';
-import { obtainPage, type PageQueues, type PageRequest } from './obtainPage';
+import type { ActivityTimeouts } from '../timeouts';
+import { obtainPage, TIMEOUTS_BEFORE_INPUT, type PageQueues, type PageRequest } from './obtainPage';
 
 export interface StructuredJsonInput {
   request: PageRequest & { json_schema: JsonSchema; instructions?: string };
   queues: PageQueues & { model: string };
   /** Answers failing the schema are shown their errors and asked again this many times. */
   repairAttempts: number;
+  /** Absent in runs started before workflows were given their timeouts. */
+  timeouts?: ActivityTimeouts;
 }
 
 /** The operation's own failure, by spec: 500 `failed to generate JSON` or `failed to transform data`. */
@@ -28,10 +31,11 @@ function addUsage(total: TokenUsage, answer: ModelAnswer): void {
  * extracted chunk by chunk and merged. Never returns an object that fails the schema.
  */
 async function structuredJson(task: 'extract' | 'generate', input: StructuredJsonInput): Promise<unknown> {
-  const { chunks, metadata } = await obtainPage(input.request, input.queues, { as: 'modelInput' });
+  const timeouts = input.timeouts ?? TIMEOUTS_BEFORE_INPUT;
+  const { chunks, metadata } = await obtainPage(input.request, input.queues, { as: 'modelInput' }, timeouts);
   const model = proxyActivities<ModelActivities>({
     taskQueue: input.queues.model,
-    startToCloseTimeout: '10m',
+    startToCloseTimeout: timeouts.modelMs,
     retry: { maximumAttempts: 6, initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
   });
   const usage: TokenUsage = { prompt: 0, completion: 0, total: 0 };

@@ -7,6 +7,7 @@ import { checkPageTarget } from '../pageTarget';
 import { RequestFields } from '../requestFields';
 import type { ApiState } from '../state';
 import type { ApiDeps } from '../app';
+import { activityTimeouts, OPERATION_DEADLINE_MS } from '../../timeouts';
 
 /** Spec 2.3 with its defaults applied. */
 export function parseExtractMarkdown(body: Record<string, unknown>): ExtractMarkdownRequest {
@@ -46,9 +47,9 @@ export function extractMarkdownRoute(deps: ApiDeps): Middleware<ApiState> {
       return;
     }
     const result = await deps.runWorkflow(ctx, 'extract-markdown', extractMarkdown, {
-      args: [{ request, queues: { fetch: deps.config.taskQueues.fetch, browser: deps.config.taskQueues.browser } }],
+      args: [{ request, queues: { fetch: deps.config.taskQueues.fetch, browser: deps.config.taskQueues.browser }, timeouts: activityTimeouts(deps.config) }],
       url: request.url,
-      timeout: '175s',
+      timeout: OPERATION_DEADLINE_MS['extract-markdown'],
     });
     await deps.cache?.set(key, { markdown: result.content, metadata: result.metadata, storedAt: Date.now() });
     if (!global) ctx.set('x-cache', 'miss');

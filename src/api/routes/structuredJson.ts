@@ -8,6 +8,7 @@ import { checkPageTarget } from '../pageTarget';
 import { RequestFields } from '../requestFields';
 import type { ApiState } from '../state';
 import type { ApiDeps } from '../app';
+import { activityTimeouts, OPERATION_DEADLINE_MS } from '../../timeouts';
 
 /** Spec section 8. */
 export const MAX_INSTRUCTIONS = 20_000;
@@ -55,9 +56,9 @@ export function structuredJsonRoute(deps: ApiDeps, operation: 'extract-json' | '
     await checkPageTarget(deps, request);
     const { fetch, browser, model } = deps.config.taskQueues;
     ctx.body = await deps.runWorkflow(ctx, operation, workflow, {
-      args: [{ request, queues: { fetch, browser, model }, repairAttempts: deps.config.model.repairAttempts }],
+      args: [{ request, queues: { fetch, browser, model }, repairAttempts: deps.config.model.repairAttempts, timeouts: activityTimeouts(deps.config) }],
       url: request.url,
-      timeout: '295s',
+      timeout: OPERATION_DEADLINE_MS[operation],
     });
   };
 }
