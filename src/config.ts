@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { ServiceError } from './errors';
 import { CACHE_SCOPES, type CacheScope } from './cache/resultCache';
 import { MODEL_TASKS, taskModelVariable, type ModelTask } from './model/tasks';
 import { checkTimeouts } from './timeouts';
@@ -366,6 +367,13 @@ export function modelProblem(model: ModelSettings): string | undefined {
 export function proxyForCountry(geo: GeoSettings, country: string): string | undefined {
   const upper = country.toUpperCase();
   return geo.proxies.get(upper) ?? geo.template?.replaceAll('{country}', upper.toLowerCase());
+}
+
+/** The proxy a request for `country` must go through; a country without one is refused (400), never fetched directly. */
+export function requireProxyFor(geo: GeoSettings, country: string): string {
+  const proxy = proxyForCountry(geo, country);
+  if (!proxy) throw new ServiceError('geo_unavailable', undefined, `geo_target.country ${country} is not available: no proxy is configured for it`);
+  return proxy;
 }
 
 function readReceiveLimits(env: Env): ReceiveLimits {

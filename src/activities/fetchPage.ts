@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { Dispatcher } from 'undici';
-import { proxyForCountry, type FetchSettings, type GeoSettings } from '../config';
+import { requireProxyFor, type FetchSettings, type GeoSettings } from '../config';
 import { ServiceError } from '../errors';
 import type { AddressPolicy } from '../net/addressPolicy';
 import { createProxyAgent, httpFetch } from '../net/httpFetch';
@@ -36,8 +36,7 @@ export function createFetchActivities(deps: FetchActivityDeps) {
   /** The country's proxy pool; a country without one is refused, never fetched directly. */
   const dispatcherFor = (country: string | undefined): Dispatcher => {
     if (!country) return deps.agent;
-    const proxyUrl = proxyForCountry(deps.geo, country);
-    if (!proxyUrl) throw new ServiceError('geo_unavailable', `no proxy configured for ${country}`);
+    const proxyUrl = requireProxyFor(deps.geo, country);
     let agent = proxyAgents.get(proxyUrl);
     if (!agent) proxyAgents.set(proxyUrl, (agent = createProxyAgent(proxyUrl)));
     return agent;

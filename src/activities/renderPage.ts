@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { Page, Route } from 'playwright-core';
-import { proxyForCountry, type BrowserSettings, type GeoSettings } from '../config';
+import { requireProxyFor, type BrowserSettings, type GeoSettings } from '../config';
 import { ServiceError } from '../errors';
 import type { AddressPolicy } from '../net/addressPolicy';
 import type { BrowserPool } from '../browser/browserPool';
@@ -125,8 +125,7 @@ export function createRenderActivities(deps: RenderActivityDeps) {
           const started = performance.now();
           const deadline = Date.now() + deps.settings.renderTimeoutMs;
           await deps.policy.checkUrl(deps.policy.parseUrl(input.url));
-          const upstream = input.country ? proxyForCountry(deps.geo, input.country) : undefined;
-          if (input.country && !upstream) throw new ServiceError('geo_unavailable', `no proxy configured for ${input.country}`);
+          const upstream = input.country ? requireProxyFor(deps.geo, input.country) : undefined;
           const session = await deps.proxy.session(upstream);
           const refuseIfInternal = () => {
             if (session.blocked.length > 0) throw new ServiceError('internal_address', `the page reached for internal ${session.blocked[0]}`);

@@ -1,5 +1,4 @@
-import { proxyForCountry } from '../config';
-import { ServiceError } from '../errors';
+import { requireProxyFor } from '../config';
 import type { GeoTarget } from '../types';
 import type { ApiDeps } from './app';
 
@@ -9,8 +8,6 @@ import type { ApiDeps } from './app';
  */
 export async function checkPageTarget(deps: ApiDeps, request: { url: string; geo_target?: GeoTarget }): Promise<void> {
   const country = request.geo_target?.country;
-  if (country && !proxyForCountry(deps.config.geo, country)) {
-    throw new ServiceError('geo_unavailable', undefined, `geo_target.country ${country} is not available: no proxy is configured for it`);
-  }
+  if (country) requireProxyFor(deps.config.geo, country);
   await deps.policy.checkUrl(deps.policy.parseUrl(request.url));
 }
