@@ -1,6 +1,12 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { MODEL_FAILED, ServiceError } from '../errors';
 import { ModelError } from '../model/modelError';
+import { TRANSIENT_STATUSES } from '../net/transientStatuses';
+
+/** A failed fetch or render is worth another attempt when no answer came or the answer was transient. */
+export function transientFetchFailure(err: ServiceError, httpStatus: number): boolean {
+  return err.code === 'fetch_failed' && (httpStatus === 0 || TRANSIENT_STATUSES.has(httpStatus));
+}
 
 /**
  * Turns what an activity threw into the failure Temporal records. A ServiceError keeps its

@@ -5,7 +5,7 @@ import { ServiceError } from '../errors';
 import type { AddressPolicy } from '../net/addressPolicy';
 import { createProxyAgent, httpFetch } from '../net/httpFetch';
 import type { ObtainedPage } from '../types';
-import { reportingFailures } from './failures';
+import { reportingFailures, transientFetchFailure } from './failures';
 import { heartbeating } from './heartbeat';
 import { readObtained } from './readObtained';
 import type { PageReading, ReadingOf } from './readPage';
@@ -27,9 +27,6 @@ export interface FetchActivityDeps {
   agent: Dispatcher;
   reader: ReadingPool;
 }
-
-/** Statuses worth another attempt: the server may answer differently a moment later. */
-const TRANSIENT_STATUSES = new Set([408, 425, 429, 500, 502, 503, 504]);
 
 export function createFetchActivities(deps: FetchActivityDeps) {
   const proxyAgents = new Map<string, Dispatcher>();
@@ -74,7 +71,7 @@ export function createFetchActivities(deps: FetchActivityDeps) {
             cancelled,
           );
         }),
-        (err) => err.code === 'fetch_failed' && (httpStatus === 0 || TRANSIENT_STATUSES.has(httpStatus)),
+        (err) => transientFetchFailure(err, httpStatus),
       );
     },
   };

@@ -9,7 +9,7 @@ import { NetworkActivity } from '../browser/networkActivity';
 import { relabelUndeclaredUtf8 } from '../browser/undeclaredUtf8';
 import { isPdfType } from '../extraction/pdf';
 import type { ObtainedPage } from '../types';
-import { reportingFailures } from './failures';
+import { reportingFailures, transientFetchFailure } from './failures';
 import { heartbeating } from './heartbeat';
 import { readObtained } from './readObtained';
 import type { PageReading, ReadingOf } from './readPage';
@@ -39,8 +39,6 @@ const BLOCKED_RESOURCES = new Set(['image', 'media', 'font', 'texttrack', 'event
 const SETTLE_MS = 2_500;
 /** Scrolling gives lazy lists and images their chance to load; it stops at the page end. */
 const SCROLL_STEPS = 12;
-
-const TRANSIENT_STATUSES = new Set([408, 425, 429, 500, 502, 503, 504]);
 
 /** Media, fonts and the like are refused before they leave the browser. */
 async function skipHeavyResources(route: Route): Promise<void> {
@@ -186,7 +184,7 @@ export function createRenderActivities(deps: RenderActivityDeps) {
             Context.current().cancellationSignal,
           );
         }),
-        (err) => err.code === 'fetch_failed' && (httpStatus === 0 || TRANSIENT_STATUSES.has(httpStatus)),
+        (err) => transientFetchFailure(err, httpStatus),
       );
     },
   };

@@ -1,5 +1,6 @@
 import OpenAI, { APIConnectionError, APIError } from 'openai';
 import type { ModelSettings } from '../config';
+import { TRANSIENT_STATUSES } from '../net/transientStatuses';
 import { ModelError } from './modelError';
 import type { ModelTask } from './tasks';
 
@@ -34,8 +35,6 @@ export interface ChatAnswer {
   model: string;
 }
 
-/** Statuses after which the same request may succeed. */
-const TRANSIENT = new Set([408, 409, 425, 429, 500, 502, 503, 504]);
 
 function retryAfterMs(headers: Headers | undefined): number | undefined {
   const value = headers?.get('retry-after-ms') ?? undefined;
@@ -50,7 +49,7 @@ function retryAfterMs(headers: Headers | undefined): number | undefined {
 function classify(err: unknown): Error {
   if (err instanceof APIConnectionError) return new ModelError(`model unreachable: ${err.message}`, true);
   if (err instanceof APIError) {
-    const retryable = err.status !== undefined && TRANSIENT.has(err.status);
+    const retryable = err.status !== undefined && TRANSIENT_STATUSES.has(err.status);
     return new ModelError(`model answered HTTP ${err.status}: ${err.message}`, retryable, retryable ? retryAfterMs(err.headers) : undefined);
   }
   return err instanceof Error ? err : new Error(String(err));
