@@ -1,12 +1,11 @@
-import { NativeConnection, Worker } from '@temporalio/worker';
+import type { NativeConnection } from '@temporalio/worker';
 import type { Config } from '../config';
 import { createRenderActivities } from '../activities/renderPage';
 import { BrowserPool } from '../browser/browserPool';
 import { GuardProxy } from '../browser/guardProxy';
 import { AddressPolicy } from '../net/addressPolicy';
 import type { ReadingPool } from '../activities/readingPool';
-import type { RoleWorkers } from './role';
-import { dataConverter } from '../payloadCodec';
+import { createServiceWorker, type RoleWorkers } from './role';
 
 /**
  * The browser tier: one Chromium per process, each page read (converted) in the process that rendered it.
@@ -16,10 +15,7 @@ export async function createBrowserWorkers(connection: NativeConnection, config:
   const pool = new BrowserPool(config.browser);
   const policy = new AddressPolicy(config.allowInternalHosts);
   const proxy = new GuardProxy(policy);
-  const renderer = await Worker.create({
-    connection,
-    namespace: config.temporal.namespace,
-    dataConverter,
+  const renderer = await createServiceWorker(connection, config, {
     taskQueue: config.taskQueues.browser,
     activities: createRenderActivities({
       pool,

@@ -1,8 +1,7 @@
-import { NativeConnection, Worker } from '@temporalio/worker';
+import type { NativeConnection } from '@temporalio/worker';
 import { ConfigError, modelProblem, type Config } from '../config';
 import { createModelActivities } from '../activities/askModel';
-import type { RoleWorkers } from './role';
-import { dataConverter } from '../payloadCodec';
+import { createServiceWorker, type RoleWorkers } from './role';
 
 /**
  * The model tier: calls to the OpenAI-compatible endpoint. Its concurrency is the number of
@@ -11,10 +10,7 @@ import { dataConverter } from '../payloadCodec';
 export async function createModelWorkers(connection: NativeConnection, config: Config): Promise<RoleWorkers> {
   const problem = modelProblem(config.model);
   if (problem) throw new ConfigError('OPENAI_MODEL', problem);
-  const worker = await Worker.create({
-    connection,
-    namespace: config.temporal.namespace,
-    dataConverter,
+  const worker = await createServiceWorker(connection, config, {
     taskQueue: config.taskQueues.model,
     activities: createModelActivities(config.model),
     maxConcurrentActivityTaskExecutions: config.workers.modelConcurrency,

@@ -1,7 +1,18 @@
-import type { Worker } from '@temporalio/worker';
+import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
+import type { Config } from '../config';
+import { dataConverter } from '../payloadCodec';
 
 /** The workers of one role in a process, and what to release once they have stopped. */
 export interface RoleWorkers {
   workers: Worker[];
   close?: () => Promise<void>;
+}
+
+/** A worker of this service: every role connects to the same namespace with the same payload codec. */
+export function createServiceWorker(
+  connection: NativeConnection,
+  config: Config,
+  options: Omit<WorkerOptions, 'connection' | 'namespace' | 'dataConverter'>,
+): Promise<Worker> {
+  return Worker.create({ connection, namespace: config.temporal.namespace, dataConverter, ...options });
 }

@@ -1,16 +1,13 @@
-import { NativeConnection, Worker } from '@temporalio/worker';
+import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { Config } from '../config';
-import { dataConverter } from '../payloadCodec';
+import { createServiceWorker } from './role';
 
 /**
  * Runs workflow code only. Workflow tasks are cheap bookkeeping, so one such worker keeps up
  * with many activity workers; it scales apart from them.
  */
 export async function createWorkflowWorker(connection: NativeConnection, config: Config): Promise<Worker> {
-  return Worker.create({
-    connection,
-    namespace: config.temporal.namespace,
-    dataConverter,
+  return createServiceWorker(connection, config, {
     taskQueue: config.taskQueues.workflows,
     workflowsPath: require.resolve('../workflows'),
     maxConcurrentWorkflowTaskExecutions: config.workers.workflowConcurrency,
