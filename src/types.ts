@@ -31,30 +31,6 @@ export interface PageMetadata {
   pdf_version?: string;
 }
 
-/** Spec 2.3, after validation and defaults. */
-export interface ExtractMarkdownRequest {
-  url: string;
-  content: ContentScope;
-  effort: Effort;
-  geo_target?: GeoTarget;
-  metadata: boolean;
-  nocache: boolean;
-}
-
-/** Spec 2.4. */
-export interface ExtractMarkdownResponse {
-  content: string;
-  url: string;
-  metadata?: PageMetadata;
-}
-
-/** What the Extract Markdown workflow returns: the Markdown and the metadata apart, for caching. */
-export interface ExtractMarkdownResult {
-  url: string;
-  content: string;
-  metadata: PageMetadata;
-}
-
 /**
  * What fetching or rendering a page returns: a few facts about the page for the run's history,
  * and the page already read as the operation asked (the body itself stays in the worker).

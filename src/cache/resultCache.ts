@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { ExtractMarkdownRequest, PageMetadata } from '../types';
+import type { ExtractMarkdownRequest } from '../operations/extractMarkdown';
+import type { PageMetadata } from '../types';
 
 /**
  * Converted pages, reused across requests. A hit is answered without a fetch; `nocache`

@@ -1,13 +1,5 @@
-import type { ActivityTimeouts } from '../timeouts';
-import type { ExtractMarkdownRequest, ExtractMarkdownResult } from '../types';
-import { obtainPage, type PageQueues } from './obtainPage';
-
-export interface ExtractMarkdownInput {
-  request: ExtractMarkdownRequest;
-  queues: PageQueues;
-  /** Absent in runs started before workflows were given their timeouts. */
-  timeouts?: ActivityTimeouts;
-}
+import type { ExtractMarkdownInput, ExtractMarkdownResult } from '../operations/extractMarkdown';
+import { obtainPage } from './obtainPage';
 
 /**
  * Fetch a URL and turn the page into Markdown. Metadata always comes back apart: the API caches

@@ -1,4 +1,2 @@
 export { extractMarkdown } from './extractMarkdown';
-export type { ExtractMarkdownInput } from './extractMarkdown';
 export { extractJson, generateJson } from './structuredJson';
-export type { StructuredJsonInput } from './structuredJson';

@@ -4,16 +4,8 @@ import type { FetchActivities } from '../activities/fetchPage';
 import type { PageReading, ReadingOf } from '../activities/readPage';
 import type { RenderActivities } from '../activities/renderPage';
 import type { ActivityTimeouts } from '../timeouts';
-import type { Effort, ExtractMarkdownRequest } from '../types';
-
-/** The task queues where pages are fetched and rendered. */
-export interface PageQueues {
-  fetch: string;
-  browser: string;
-}
-
-/** What the page-obtaining steps need to know of a request. */
-export type PageRequest = Pick<ExtractMarkdownRequest, 'url' | 'effort' | 'geo_target'>;
+import type { PageQueues, PageRequest } from '../operations/pageRequest';
+import type { Effort } from '../types';
 
 /**
  * A worker that stops heartbeating (its process died or hangs) loses the attempt after this long,

@@ -2,19 +2,9 @@ import { ActivityFailure, ApplicationFailure, proxyActivities, upsertMemo } from
 import type { ModelActivities, ModelAnswer } from '../activities/askModel';
 import type { TokenUsage } from '../model/modelClient';
 import { MODEL_FAILED } from '../errors';
-import type { JsonSchema } from '../structured/schema';
 import { mergeAnswers } from '../structured/merge';
-import type { ActivityTimeouts } from '../timeouts';
-import { obtainPage, TIMEOUTS_BEFORE_INPUT, type PageQueues, type PageRequest } from './obtainPage';
-
-export interface StructuredJsonInput {
-  request: PageRequest & { json_schema: JsonSchema; instructions?: string };
-  queues: PageQueues & { model: string };
-  /** Answers failing the schema are shown their errors and asked again this many times. */
-  repairAttempts: number;
-  /** Absent in runs started before workflows were given their timeouts. */
-  timeouts?: ActivityTimeouts;
-}
+import type { StructuredJsonInput } from '../operations/structuredJson';
+import { obtainPage, TIMEOUTS_BEFORE_INPUT } from './obtainPage';
 
 /** The operation's own failure, by spec: 500 `failed to generate JSON` or `failed to transform data`. */
 const FAILURE_TYPE = { extract: 'generation_failed', generate: 'transform_failed' } as const;

@@ -3,7 +3,8 @@ import { WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { MarkdownReading } from '../../src/activities/readPage';
-import type { Effort, ExtractMarkdownResult, ObtainedPage } from '../../src/types';
+import type { ExtractMarkdownResult } from '../../src/operations/extractMarkdown';
+import type { Effort, ObtainedPage } from '../../src/types';
 import { bundleWorkflows, startTimeSkippingEnvironment, startWorker } from '../support/workflowEnvironment';
 
 /**

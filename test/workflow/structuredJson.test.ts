@@ -6,7 +6,7 @@ import type { AskModelInput, ModelAnswer, ValidateInput } from '../../src/activi
 import type { ModelInput } from '../../src/activities/readPage';
 import { MODEL_FAILED } from '../../src/errors';
 import type { ObtainedPage } from '../../src/types';
-import type { StructuredJsonInput } from '../../src/workflows';
+import type { StructuredJsonInput } from '../../src/operations/structuredJson';
 import { bundleWorkflows, startTimeSkippingEnvironment, startWorker } from '../support/workflowEnvironment';
 
 /**

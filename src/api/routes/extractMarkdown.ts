@@ -1,7 +1,8 @@
 import type { Middleware } from 'koa';
 import { markdownCacheKey } from '../../cache/resultCache';
 import { withFrontMatter } from '../../extraction/frontMatter';
-import { CONTENT_SCOPES, EFFORTS, type ExtractMarkdownRequest, type ExtractMarkdownResponse, type PageMetadata } from '../../types';
+import type { ExtractMarkdownRequest, ExtractMarkdownResponse } from '../../operations/extractMarkdown';
+import { CONTENT_SCOPES, EFFORTS, type PageMetadata } from '../../types';
 import { extractMarkdown } from '../../workflows';
 import { checkPageTarget } from '../pageTarget';
 import { RequestFields } from '../requestFields';

@@ -3,7 +3,8 @@ import { modelProblem } from '../../config';
 import { ServiceError } from '../../errors';
 import { compileSchema, type JsonSchema } from '../../structured/schema';
 import { EFFORTS } from '../../types';
-import { extractJson, generateJson, type StructuredJsonInput } from '../../workflows';
+import type { StructuredJsonRequest } from '../../operations/structuredJson';
+import { extractJson, generateJson } from '../../workflows';
 import { checkPageTarget } from '../pageTarget';
 import { RequestFields } from '../requestFields';
 import type { ApiState } from '../state';
@@ -27,7 +28,7 @@ function parseSchema(body: Record<string, unknown>): JsonSchema {
 }
 
 /** Spec 2.6 and 2.7 with their defaults applied. */
-export function parseStructuredRequest(body: Record<string, unknown>, withInstructions: boolean): StructuredJsonInput['request'] {
+export function parseStructuredRequest(body: Record<string, unknown>, withInstructions: boolean): StructuredJsonRequest {
   const fields = new RequestFields(body);
   const url = fields.requiredString('url', 'url_required');
   const json_schema = parseSchema(body);
