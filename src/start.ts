@@ -3,14 +3,16 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError, loadConfig, modelProblem, type Config } from './config';
-import { spawnChild, waitUntil, type Child } from './stack/children';
+import { spawnChild, waitUntil } from './stack/children';
 import { startDevServer } from './stack/devServer';
+import { Supervisor } from './stack/supervisor';
 import { findTemporalCli } from './stack/temporalCli';
-import { spawnWorkers } from './stack/workerProcesses';
+import { workerProcesses } from './stack/workerProcesses';
 
 /**
  * `npm start`: the whole service on one machine. A Temporal dev server persisting to SQLite
- * in the data directory, the workers and the API, each its own process; Ctrl-C stops them all.
+ * in the data directory, the workers and the API, each its own process. A process that crashes
+ * is restarted (runs resume from the database); Ctrl-C stops them all.
  */
 
 /** A random secret kept in the data directory, so it survives restarts like the runs do. */
@@ -25,36 +27,34 @@ async function keptSecret(dataDir: string, name: string, prefix: string): Promis
 async function main(): Promise<void> {
   const config = loadConfig();
   await mkdir(config.dataDir, { recursive: true });
-  const children: Child[] = [];
   let stopping = false;
   const stopAll = async (code: number): Promise<never> => {
     if (!stopping) {
       stopping = true;
       console.log('stopping...');
-      for (const child of [...children].reverse()) await child.stop();
+      await supervisor.stop();
     }
     process.exit(code);
   };
+  const supervisor = new Supervisor({
+    log: (line) => console.error(`[supervisor] ${line}`),
+    onGiveUp: (name) => {
+      console.error(`[supervisor] ${name} keeps crashing; stopping the stack`);
+      void stopAll(1);
+    },
+  });
   process.once('SIGINT', () => void stopAll(0));
   process.once('SIGTERM', () => void stopAll(0));
 
   try {
-    await startStack(config, children);
+    await startStack(config, supervisor);
   } catch (err) {
     console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err);
     await stopAll(1);
   }
-  for (const child of children) {
-    void child.exited.then((code) => {
-      if (!stopping) {
-        console.error(`${child.name} exited unexpectedly (code ${code}); stopping the stack`);
-        void stopAll(1);
-      }
-    });
-  }
 }
 
-async function startStack(config: Config, children: Child[]): Promise<void> {
+async function startStack(config: Config, supervisor: Supervisor): Promise<void> {
   let devKey: string | undefined;
   const env: NodeJS.ProcessEnv = { ...process.env };
   if (config.apiKeys.size === 0) {
@@ -64,22 +64,27 @@ async function startStack(config: Config, children: Child[]): Promise<void> {
   // The Web UI's way into /codec: it cannot send a key, so its endpoint carries this secret.
   env.CODEC_SECRET = config.codec.secret ?? (await keptSecret(config.dataDir, 'codec-secret', 'wl_codec_'));
   const cli = await findTemporalCli(config.embedded.temporalCliPath, (line) => console.log(line));
-  const temporal = await startDevServer({
+  const devServer = {
     cliPath: cli,
     port: config.embedded.temporalPort,
     uiPort: config.embedded.temporalUiPort,
     dbFile: path.join(config.dataDir, 'temporal.db'),
     namespace: config.temporal.namespace,
     uiCodecEndpoint: `http://localhost:${config.port}/codec/${env.CODEC_SECRET}`,
-  });
-  children.push(temporal);
+  };
+  // Restarted on the same port with the same database, so runs in progress carry on.
+  await supervisor.add('temporal', () => startDevServer(devServer));
   env.TEMPORAL_ADDRESS = `127.0.0.1:${config.embedded.temporalPort}`;
-  children.push(...spawnWorkers(path.join(__dirname, 'workers', 'main.js'), !modelProblem(config.model), () => ({ env })));
-  const api = spawnChild('api', process.execPath, [path.join(__dirname, 'api', 'main.js')], { env });
-  children.push(api);
+  for (const worker of workerProcesses(path.join(__dirname, 'workers', 'main.js'), !modelProblem(config.model), () => ({ env }))) {
+    await supervisor.add(worker.name, async () => worker.spawn());
+  }
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const baseUrl = `http://${host}:${config.port}/v1`;
-  await waitUntil('the API', api, async () => (await fetch(`http://${host}:${config.port}/healthz`)).ok, 60_000);
+  await supervisor.add('api', async () => {
+    const api = spawnChild('api', process.execPath, [path.join(__dirname, 'api', 'main.js')], { env });
+    await waitUntil('the API', api, async () => (await fetch(`http://${host}:${config.port}/healthz`)).ok, 60_000);
+    return api;
+  });
   console.log(
     [
       '',
@@ -92,7 +97,7 @@ async function startStack(config: Config, children: Child[]): Promise<void> {
       `  curl -s ${baseUrl}/extract/markdown -H "Authorization: Bearer ${devKey ?? '<your key>'}" \\`,
       `    -H "Content-Type: application/json" -d '{"url":"https://example.com"}'`,
       '',
-      'Ctrl-C stops everything.',
+      'A process that crashes is restarted; Ctrl-C stops everything.',
       '',
     ].join('\n'),
   );

@@ -45,7 +45,10 @@ export function spawnChild(name: string, command: string, args: string[], option
   };
 }
 
-/** Polls until `ready` resolves true, the child exits, or time runs out. */
+/**
+ * Polls until `ready` resolves true, the child exits, or time runs out; a child that never got
+ * ready is stopped, so a failed start leaves no process behind.
+ */
 export async function waitUntil(what: string, child: Child, ready: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let exited = false;
@@ -55,5 +58,6 @@ export async function waitUntil(what: string, child: Child, ready: () => Promise
     if (await ready().catch(() => false)) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  await child.stop();
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 }

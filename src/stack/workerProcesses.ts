@@ -16,9 +16,17 @@ function workerProcessRoles(modelConfigured: boolean): string[] {
  */
 const WORKER_NODE_FLAGS = ['--max-semi-space-size=64'];
 
-/** Starts the worker processes of the embedded stack, each running `mainJs` with its roles. */
-export function spawnWorkers(mainJs: string, modelConfigured: boolean, options: (roles: string) => SpawnOptions): Child[] {
-  return workerProcessRoles(modelConfigured).map((roles) =>
-    spawnChild(`worker ${roles}`, process.execPath, [...WORKER_NODE_FLAGS, mainJs, roles], options(roles)),
-  );
+export interface WorkerProcess {
+  name: string;
+  /** Starts (or, after a crash, starts again) this process. */
+  spawn(): Child;
+}
+
+/** The worker processes of the embedded stack, each running `mainJs` with its roles. */
+export function workerProcesses(mainJs: string, modelConfigured: boolean, options: (roles: string) => SpawnOptions): WorkerProcess[] {
+  return workerProcessRoles(modelConfigured).map((roles) => {
+    const name = `worker ${roles}`;
+    const spawnOptions = options(roles);
+    return { name, spawn: () => spawnChild(name, process.execPath, [...WORKER_NODE_FLAGS, mainJs, roles], spawnOptions) };
+  });
 }

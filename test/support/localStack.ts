@@ -3,7 +3,7 @@ import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
 import path from 'node:path';
 import { spawnChild, waitUntil, type Child } from '../../src/stack/children';
 import { freePort, startDevServer } from '../../src/stack/devServer';
-import { spawnWorkers } from '../../src/stack/workerProcesses';
+import { workerProcesses } from '../../src/stack/workerProcesses';
 import { startModelStandIn } from './modelStandIn';
 import { findTemporalCli } from '../../src/stack/temporalCli';
 
@@ -91,7 +91,8 @@ export async function startStack(logDir: string, extraEnv: NodeJS.ProcessEnv = {
       MODEL_CONTENT_TOKENS: '2000',
       ...extraEnv,
     };
-    children.push(...spawnWorkers(path.join(root, 'dist/src/workers/main.js'), true, (roles) => ({ env, onLine: logTo(`worker-${roles.split(',')[0]}`) })));
+    const workers = workerProcesses(path.join(root, 'dist/src/workers/main.js'), true, (roles) => ({ env, onLine: logTo(`worker-${roles.split(',')[0]}`) }));
+    children.push(...workers.map((worker) => worker.spawn()));
     const api = spawnChild('api', process.execPath, [path.join(root, 'dist/src/api/main.js')], { env, onLine: logTo('api') });
     children.push(api);
     const apiUrl = `http://127.0.0.1:${apiPort}`;

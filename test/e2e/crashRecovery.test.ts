@@ -1,0 +1,150 @@
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { freePort } from '../../src/stack/devServer';
+import { FIXTURE_HOST } from '../support/localStack';
+import { startFixtureServer, type FixtureServer } from '../support/fixtureServer';
+
+/**
+ * `npm start` as a user runs it (its own data directory and ports, apart from the shared test
+ * stack): each kind of process is killed with SIGKILL while requests wait on it, and every
+ * request, those in flight and those sent during the outage, still gets its page.
+ */
+
+/** Long enough that the kill lands while every request is inside its fetch. */
+const PAGE_DELAY_MS = 4_000;
+const IN_FLIGHT = 4;
+const SENT_DURING_OUTAGE = 2;
+const API_KEY = 'crash-test-key-0123456789';
+
+let fixtures: FixtureServer;
+let launcher: ChildProcess;
+let baseUrl: string;
+let dataDir: string;
+/** Page ids whose fetch has reached the fixture server. */
+const requested = new Set<string>();
+let nextId = 0;
+
+beforeAll(async () => {
+  fixtures = await startFixtureServer({
+    '/slow': (req, res) => {
+      const id = new URL(req.url ?? '/', 'http://x').searchParams.get('id') ?? '';
+      requested.add(id);
+      const body = `<html><head><title>Slow page ${id}</title></head><body><article><h1>Slow page ${id}</h1>
+<p>${`Paragraph of slow page ${id}, served only after the server has thought it over for a while. `.repeat(6)}</p>
+</article></body></html>`;
+      setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(body), PAGE_DELAY_MS);
+    },
+  });
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'webloom-crash-'));
+  const port = await freePort();
+  baseUrl = `http://127.0.0.1:${port}`;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    TEMPORAL_PORT: String(await freePort()),
+    TEMPORAL_UI_PORT: String(await freePort()),
+    API_KEYS: `${API_KEY}:crash-org`,
+    ALLOW_INTERNAL_HOSTS: FIXTURE_HOST,
+    LOG_LEVEL: 'warn',
+  };
+  const logDir = path.resolve(__dirname, '..', '..', 'data', 'test-logs');
+  await mkdir(logDir, { recursive: true });
+  const log = createWriteStream(path.join(logDir, 'crash-recovery-stack.log'));
+  // Its own process group, so a launcher that fails to stop cannot leave its children behind.
+  launcher = spawn(process.execPath, [path.resolve(__dirname, '..', '..', 'dist/src/start.js')], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  launcher.stdout!.pipe(log);
+  launcher.stderr!.pipe(log);
+  const deadline = Date.now() + 90_000;
+  while (!(await fetch(`${baseUrl}/healthz`).then((r) => r.ok, () => false))) {
+    if (Date.now() > deadline || launcher.exitCode !== null) throw new Error('the npm start stack did not come up; see data/test-logs/crash-recovery-stack.log');
+    await sleep(250);
+  }
+}, 120_000);
+
+afterAll(async () => {
+  if (launcher?.pid && launcher.exitCode === null && launcher.signalCode === null) {
+    const exited = new Promise((resolve) => launcher.once('exit', resolve));
+    launcher.kill('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, 30_000)))]);
+    clearTimeout(timer);
+  }
+  if (launcher?.pid) {
+    try {
+      process.kill(-launcher.pid, 'SIGKILL');
+    } catch {
+      // The whole group has already gone.
+    }
+  }
+  await fixtures?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+}, 60_000);
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The pid of the launcher's child whose command line matches. */
+async function childPid(command: RegExp): Promise<number> {
+  const { stdout } = await promisify(execFile)('ps', ['-o', 'pid=,args=', '--ppid', String(launcher.pid)]);
+  const line = stdout.split('\n').find((l) => command.test(l));
+  if (!line) throw new Error(`no child of the launcher runs ${command}; its children:\n${stdout}`);
+  return Number(line.trim().split(/\s+/)[0]);
+}
+
+interface Outcome {
+  id: string;
+  status: number | string;
+  content: string;
+}
+
+async function extract(id: string): Promise<Outcome> {
+  try {
+    const res = await fetch(`${baseUrl}/v1/extract/markdown`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `http://${FIXTURE_HOST}:${fixtures.port}/slow?id=${id}`, metadata: true }),
+    });
+    const text = await res.text();
+    return { id, status: res.status, content: res.ok ? (JSON.parse(text) as { content: string }).content : text };
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string } }).cause;
+    return { id, status: cause?.code ?? String(err), content: '' };
+  }
+}
+
+async function until(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+async function killMidRequest(command: RegExp): Promise<void> {
+  const pid = await childPid(command);
+  const ids = Array.from({ length: IN_FLIGHT + SENT_DURING_OUTAGE }, () => `p${++nextId}`);
+  const inFlight = ids.slice(0, IN_FLIGHT).map(extract);
+  await until('every request to reach the page', () => ids.slice(0, IN_FLIGHT).every((id) => requested.has(id)), 30_000);
+  process.kill(pid, 'SIGKILL');
+  const sentDuringOutage = ids.slice(IN_FLIGHT).map(extract);
+  const outcomes = await Promise.all([...inFlight, ...sentDuringOutage]);
+  expect(outcomes.map(({ id, status }) => ({ id, status }))).toEqual(ids.map((id) => ({ id, status: 200 })));
+  for (const { id, content } of outcomes) expect(content).toContain(`Paragraph of slow page ${id},`);
+  const restarted = await childPid(command);
+  expect(restarted).not.toBe(pid);
+}
+
+describe('a process of the npm start stack killed mid-request', () => {
+  it.each([
+    ['the fetch and browser worker', /workers\/main\.js fetch,browser/],
+    ['the workflow worker', /workers\/main\.js workflow/],
+    ['the Temporal dev server', /server start-dev/],
+  ])('answers every request when %s is killed', async (_name, command) => killMidRequest(command), 150_000);
+});
