@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
 import { ulid } from 'ulid';
 import type { Client, WorkflowStartOptions } from '@temporalio/client';
-import type { Duration, WorkflowResultType } from '@temporalio/common';
+import { msToNumber, type Duration, type WorkflowResultType } from '@temporalio/common';
 import type { Workflow } from '@temporalio/workflow';
 import { createResultCache } from '../cache/createCache';
 import type { ResultCache } from '../cache/resultCache';
@@ -12,6 +12,7 @@ import { ServiceError } from '../errors';
 import type { Logger } from '../logger';
 import { AddressPolicy } from '../net/addressPolicy';
 import { createStreamedRuns, type StreamedRuns } from './events/streamedRuns';
+import { executeThroughOutages } from './executeThroughOutages';
 import { bearerAuth } from './middleware/auth';
 import { crossOrigin } from './middleware/crossOrigin';
 import { errorResponses } from './middleware/errorResponses';
@@ -34,7 +35,10 @@ export interface ApiDeps extends StreamedRuns {
   config: Config;
   policy: AddressPolicy;
   cache?: ResultCache;
-  /** Starts one workflow for the request and waits for its result. */
+  /**
+   * Starts one workflow for the request and waits for its result, through Temporal outages,
+   * until the run's timeout.
+   */
   runWorkflow<W extends Workflow>(ctx: Context, operation: string, workflow: W, options: RunOptions<W>): Promise<WorkflowResultType<W>>;
 }
 
@@ -51,14 +55,18 @@ export function createApiDeps(config: Config, client: Client, logger: Logger): A
       const workflowId = `${organization}/${operation}/${ulid()}`;
       (ctx.state as ApiState).workflowId = workflowId;
       ctx.set('x-workflow-id', workflowId);
-      return client.workflow.execute(workflow, {
+      const start = {
         workflowId,
         taskQueue: config.taskQueues.workflows,
         args: options.args,
         workflowExecutionTimeout: options.timeout,
         memo: { organization, operation, ...(options.url ? { url: options.url } : {}) },
         staticSummary: options.url ? `${operation} ${options.url}` : operation,
-      } as unknown as WorkflowStartOptions<typeof workflow>);
+      } as unknown as WorkflowStartOptions<typeof workflow>;
+      const deadline = Date.now() + msToNumber(options.timeout);
+      return executeThroughOutages(client, workflow, start, deadline, (err) =>
+        logger.warn({ workflowId, err: err instanceof Error ? err.message : String(err) }, 'Temporal unreachable; waiting for it'),
+      );
     },
   };
 }

@@ -1,6 +1,7 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -23,6 +24,7 @@ const API_KEY = 'crash-test-key-0123456789';
 let fixtures: FixtureServer;
 let launcher: ChildProcess;
 let baseUrl: string;
+let temporalPort: number;
 let dataDir: string;
 /** Page ids whose fetch has reached the fixture server. */
 const requested = new Set<string>();
@@ -42,12 +44,13 @@ beforeAll(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'webloom-crash-'));
   const port = await freePort();
   baseUrl = `http://127.0.0.1:${port}`;
+  temporalPort = await freePort();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATA_DIR: dataDir,
     HOST: '127.0.0.1',
     PORT: String(port),
-    TEMPORAL_PORT: String(await freePort()),
+    TEMPORAL_PORT: String(temporalPort),
     TEMPORAL_UI_PORT: String(await freePort()),
     API_KEYS: `${API_KEY}:crash-org`,
     ALLOW_INTERNAL_HOSTS: FIXTURE_HOST,
@@ -127,13 +130,36 @@ async function until(what: string, check: () => boolean, timeoutMs: number): Pro
   }
 }
 
-async function killMidRequest(command: RegExp): Promise<void> {
+/**
+ * Takes the dev server's port the moment it is free, refusing every connection, so the restarted
+ * server cannot listen until `holdMs` have passed.
+ */
+async function holdPort(port: number, holdMs: number): Promise<void> {
+  const deadline = Date.now() + 400;
+  for (;;) {
+    const server = net.createServer((socket) => socket.destroy());
+    const bound = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (bound) {
+      await sleep(holdMs);
+      await new Promise((resolve) => server.close(resolve));
+      return;
+    }
+    if (Date.now() > deadline) throw new Error(`port ${port} did not come free after the kill`);
+    await sleep(10);
+  }
+}
+
+async function killMidRequest(command: RegExp, whileDown: () => Promise<void> = async () => undefined): Promise<void> {
   const pid = await childPid(command);
   const ids = Array.from({ length: IN_FLIGHT + SENT_DURING_OUTAGE }, () => `p${++nextId}`);
   const inFlight = ids.slice(0, IN_FLIGHT).map(extract);
   await until('every request to reach the page', () => ids.slice(0, IN_FLIGHT).every((id) => requested.has(id)), 30_000);
   process.kill(pid, 'SIGKILL');
   const sentDuringOutage = ids.slice(IN_FLIGHT).map(extract);
+  await whileDown();
   const outcomes = await Promise.all([...inFlight, ...sentDuringOutage]);
   expect(outcomes.map(({ id, status }) => ({ id, status }))).toEqual(ids.map((id) => ({ id, status: 200 })));
   for (const { id, content } of outcomes) expect(content).toContain(`Paragraph of slow page ${id},`);
@@ -147,4 +173,10 @@ describe('a process of the npm start stack killed mid-request', () => {
     ['the workflow worker', /workers\/main\.js workflow/],
     ['the Temporal dev server', /server start-dev/],
   ])('answers every request when %s is killed', async (_name, command) => killMidRequest(command), 150_000);
+
+  it('answers every request when the dev server stays down longer than the Temporal client retries', async () => {
+    // The client gives up on a call after about 20 s of retries; the port is held for 25 s,
+    // and the supervisor's next try after that comes about 32 s after the kill.
+    await killMidRequest(/server start-dev/, () => holdPort(temporalPort, 25_000));
+  }, 150_000);
 });

@@ -1,0 +1,62 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  isGrpcServiceError,
+  isRetryableError,
+  ServiceError as TemporalServiceError,
+  WorkflowExecutionAlreadyStartedError,
+  type Client,
+  type WorkflowStartOptions,
+} from '@temporalio/client';
+import type { WorkflowResultType } from '@temporalio/common';
+import type { Workflow } from '@temporalio/workflow';
+
+/** Between our own attempts; each attempt has already retried for about 20 s inside the client. */
+const PAUSE_MS = 1_000;
+
+/** Temporal could not be reached (or dropped the call), as opposed to Temporal answering. */
+export function isConnectionFailure(err: unknown): boolean {
+  const cause = err instanceof TemporalServiceError ? err.cause : err;
+  return isGrpcServiceError(cause) && isRetryableError(cause);
+}
+
+async function throughOutages<T>(call: (retry: boolean) => Promise<T>, deadline: number, onOutage: (err: unknown) => void): Promise<T> {
+  for (let retry = false; ; retry = true) {
+    try {
+      return await call(retry);
+    } catch (err) {
+      if (!isConnectionFailure(err) || Date.now() + PAUSE_MS >= deadline) throw err;
+      onOutage(err);
+      await sleep(PAUSE_MS);
+    }
+  }
+}
+
+/**
+ * Starts a workflow and waits for its result, riding out a Temporal server that cannot be
+ * reached for a while (restarting after a crash, a dropped connection). The client retries a
+ * failed call for about 20 s, then throws; here such failures are tried again until `deadline`,
+ * past which the run cannot be going on anyway. The run's id is unique to the request and may
+ * not be reused, so a start tried again never makes a second run: if the id is taken, it was
+ * the earlier attempt that got through before the connection broke.
+ */
+export async function executeThroughOutages<W extends Workflow>(
+  client: Client,
+  workflow: W,
+  options: WorkflowStartOptions<W>,
+  deadline: number,
+  onOutage: (err: unknown) => void,
+): Promise<WorkflowResultType<W>> {
+  const start = { ...options, workflowIdReusePolicy: 'REJECT_DUPLICATE' } as WorkflowStartOptions<W>;
+  await throughOutages(
+    async (retry) => {
+      try {
+        await client.workflow.start(workflow, start);
+      } catch (err) {
+        if (!(retry && err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      }
+    },
+    deadline,
+    onOutage,
+  );
+  return throughOutages(() => client.workflow.getHandle<W>(options.workflowId).result(), deadline, onOutage);
+}
