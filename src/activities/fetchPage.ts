@@ -71,7 +71,8 @@ export function createFetchActivities(deps: FetchActivityDeps) {
             cancelled,
           );
         }),
-        (err) => transientFetchFailure(err, httpStatus),
+        // Effort min asks once: its failures are final (a lost worker's attempt is still retried).
+        (err) => !input.quick && transientFetchFailure(err, httpStatus),
       );
     },
   };

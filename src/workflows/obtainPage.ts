@@ -20,13 +20,15 @@ const HEARTBEAT_TIMEOUT: Duration = '10s';
 export const TIMEOUTS_BEFORE_INPUT: ActivityTimeouts = { fetchMs: 60_000, quickFetchMs: 60_000, renderMs: 90_000, modelMs: 600_000 };
 
 /**
- * How hard a plain fetch tries, by effort (spec 2.2): `min` gets one attempt. The download has
+ * How hard a plain fetch tries, by effort (spec 2.2): `min` asks the server once. The download has
  * its own deadline (FETCH_TIMEOUT_MS, shorter for `min`), the read its budget
  * (CONVERT_TIMEOUT_MS); the activity's timeout covers both.
  */
 function fetchOptions(effort: Effort, timeouts: ActivityTimeouts): ActivityOptions {
   const heartbeat = { heartbeatTimeout: HEARTBEAT_TIMEOUT };
-  if (effort === 'min') return { ...heartbeat, startToCloseTimeout: timeouts.quickFetchMs, retry: { maximumAttempts: 1 } };
+  // One HTTP attempt: the fetch activity makes `min`'s failures final, so a second attempt only
+  // replaces one whose worker was lost mid-fetch.
+  if (effort === 'min') return { ...heartbeat, startToCloseTimeout: timeouts.quickFetchMs, retry: { maximumAttempts: 2 } };
   if (effort === 'standard') {
     return { ...heartbeat, startToCloseTimeout: timeouts.fetchMs, retry: { maximumAttempts: 3, initialInterval: '500ms', backoffCoefficient: 2 } };
   }

@@ -106,6 +106,7 @@ beforeAll(async () => {
       setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(ARTICLE), 3000);
     },
     '/frozen-clock': html(FROZEN_CLOCK),
+    '/bad-gateway': html('<html><body><p>upstream down</p></body></html>', 'text/html', 502),
     '/busy-loop': html(BUSY_LOOP),
     '/late-body': slowly(`<p>${'Article text that a slow API call delivered after the page load event. '.repeat(4)}</p>`),
     '/to-internal': (_req, res) => res.writeHead(302, { location: secrets.url('/secret') }).end(),
@@ -138,6 +139,12 @@ describe('effort levels', () => {
     const res = await extract('/script-only', 'min');
     expect(res.status).toBe(200);
     expect(res.body.content).not.toContain('Rendered by script');
+  });
+
+  it('min asks once: a failure worth retrying for standard is not retried', async () => {
+    const res = await extract('/bad-gateway', 'min');
+    expect([res.status, res.body]).toEqual([500, { error: 'failed to fetch URL' }]);
+    expect(fixtures.hits.get('/bad-gateway')).toBe(1);
   });
 
   it('min gives up on a slow server at its short limit; standard waits for it', async () => {

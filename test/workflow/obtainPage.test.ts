@@ -17,7 +17,8 @@ import { bundleWorkflows, startTimeSkippingEnvironment, startWorker } from '../s
 const TASK_QUEUE = 'obtain-page';
 const URL = 'https://news.example/story';
 
-type Answer = 'page' | 'script shell' | number;
+/** A page, a script shell, an HTTP status the server answered, or the worker lost mid-fetch. */
+type Answer = 'page' | 'script shell' | 'worker lost' | number;
 
 interface Doubles {
   fetch: Answer[];
@@ -45,20 +46,22 @@ function obtained(content: string, needsBrowser: boolean): ObtainedPage<Markdown
   };
 }
 
-function httpFailure(status: number): ApplicationFailure {
+/** As the fetch activity reports it: effort min's failures are final, others only when not transient. */
+function httpFailure(status: number, quick: boolean): ApplicationFailure {
   return ApplicationFailure.create({
     type: 'fetch_failed',
     message: `${URL} answered HTTP ${status}`,
-    nonRetryable: !TRANSIENT.has(status),
+    nonRetryable: quick || !TRANSIENT.has(status),
     details: [{ httpStatus: status }],
   });
 }
 
 const activities = {
-  async fetchPage(): Promise<ObtainedPage<MarkdownReading>> {
+  async fetchPage(input: { quick?: boolean }): Promise<ObtainedPage<MarkdownReading>> {
     doubles.calls.push('fetch');
     const answer = doubles.fetch.length > 1 ? doubles.fetch.shift()! : doubles.fetch[0]!;
-    if (typeof answer === 'number') throw httpFailure(answer);
+    if (typeof answer === 'number') throw httpFailure(answer, Boolean(input.quick));
+    if (answer === 'worker lost') throw new Error('the worker running this attempt went away');
     return obtained(answer === 'page' ? '# Fetched' : 'Loading...', answer === 'script shell');
   },
   async renderPage(): Promise<ObtainedPage<MarkdownReading>> {
@@ -156,10 +159,16 @@ describe('effort min', () => {
     expect(doubles.calls).toEqual(['fetch']);
   });
 
-  it('makes one attempt only, even at a transient status', async () => {
+  it('asks the server once, even at a transient status', async () => {
     doubles.fetch = [503];
     expect((await failureOf(extract('min'))).type).toBe('fetch_failed');
     expect(doubles.calls).toEqual(['fetch']);
+  });
+
+  it('tries again when the attempt was lost with its worker', async () => {
+    doubles.fetch = ['worker lost', 'page'];
+    expect((await extract('min')).content).toBe('# Fetched');
+    expect(doubles.calls).toEqual(['fetch', 'fetch']);
   });
 
   it('returns a script shell as fetched', async () => {
