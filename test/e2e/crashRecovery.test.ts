@@ -63,11 +63,7 @@ beforeAll(async () => {
   launcher = spawn(process.execPath, [path.resolve(__dirname, '..', '..', 'dist/src/start.js')], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   launcher.stdout!.pipe(log);
   launcher.stderr!.pipe(log);
-  const deadline = Date.now() + 90_000;
-  while (!(await fetch(`${baseUrl}/healthz`).then((r) => r.ok, () => false))) {
-    if (Date.now() > deadline || launcher.exitCode !== null) throw new Error('the npm start stack did not come up; see data/test-logs/crash-recovery-stack.log');
-    await sleep(250);
-  }
+  await apiUp(90_000);
 }, 120_000);
 
 afterAll(async () => {
@@ -91,6 +87,14 @@ afterAll(async () => {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function apiUp(timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await fetch(`${baseUrl}/healthz`).then((r) => r.ok, () => false))) {
+    if (Date.now() > deadline || launcher.exitCode !== null) throw new Error('the API of the npm start stack is not up; see data/test-logs/crash-recovery-stack.log');
+    await sleep(100);
+  }
 }
 
 /** The pid of the launcher's child whose command line matches. */
@@ -173,6 +177,17 @@ describe('a process of the npm start stack killed mid-request', () => {
     ['the workflow worker', /workers\/main\.js workflow/],
     ['the Temporal dev server', /server start-dev/],
   ])('answers every request when %s is killed', async (_name, command) => killMidRequest(command), 150_000);
+
+  it('starts a killed API again: the requests it held are lost, the next ones answered', async () => {
+    const pid = await childPid(/api\/main\.js/);
+    process.kill(pid, 'SIGKILL');
+    await apiUp(30_000);
+    const id = `p${++nextId}`;
+    const outcome = await extract(id, 0);
+    expect(outcome.status).toBe(200);
+    expect(outcome.content).toContain(`Paragraph of slow page ${id},`);
+    expect(await childPid(/api\/main\.js/)).not.toBe(pid);
+  }, 60_000);
 
   it('answers every request when the dev server stays down longer than the Temporal client retries', async () => {
     // The client gives up on a call after about 20 s of retries; the port is held for 25 s,
