@@ -49,6 +49,8 @@ async function main(): Promise<void> {
   try {
     await startStack(config, supervisor);
   } catch (err) {
+    // Stopping during the start fails the start; that is no error to report.
+    if (stopping) return;
     console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err);
     await stopAll(1);
   }

@@ -77,6 +77,19 @@ describe('Supervisor', () => {
     await supervisor.stop();
   });
 
+  it('stops a child whose first start was under way when the stack was stopped', async () => {
+    const supervisor = new Supervisor({ log: () => undefined });
+    let child: ReturnType<typeof sleeper> | undefined;
+    const adding = supervisor.add('slow starter', async () => {
+      child = sleeper();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return child;
+    });
+    await supervisor.stop();
+    await expect(adding).rejects.toThrow('the stack was stopped while slow starter was starting');
+    expect(alive(child?.process.pid)).toBe(false);
+  });
+
   it('counts a restart that fails to start as a crash', async () => {
     const lines: string[] = [];
     const supervisor = new Supervisor({ log: (line) => lines.push(line), policy: { firstDelayMs: 20, maxQuickCrashes: 3 } });

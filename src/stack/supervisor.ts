@@ -50,6 +50,8 @@ interface Supervised {
 export class Supervisor {
   private readonly policy: RestartPolicy;
   private readonly supervised: Supervised[] = [];
+  /** First starts under way, which stop() waits for so that no child outlives the stack. */
+  private readonly starting = new Set<Promise<Child>>();
   private readonly stopping = new AbortController();
 
   constructor(private readonly options: SupervisorOptions) {
@@ -62,15 +64,23 @@ export class Supervisor {
    * recovered, it is reported.
    */
   async add(name: string, start: () => Promise<Child>): Promise<Child> {
-    const entry: Supervised = { name, start, child: await start() };
+    const starting = start();
+    this.starting.add(starting);
+    const child = await starting.finally(() => this.starting.delete(starting));
+    if (this.stopping.signal.aborted) {
+      await child.stop();
+      throw new Error(`the stack was stopped while ${name} was starting`);
+    }
+    const entry: Supervised = { name, start, child };
     this.supervised.push(entry);
-    entry.watching = this.watch(entry, entry.child!);
-    return entry.child!;
+    entry.watching = this.watch(entry, child);
+    return child;
   }
 
   async stop(): Promise<void> {
     this.stopping.abort();
     for (const entry of [...this.supervised].reverse()) await entry.child?.stop();
+    await Promise.all([...this.starting].map((starting) => starting.then((child) => child.stop(), () => undefined)));
     await Promise.all(this.supervised.map((entry) => entry.watching));
   }
 
