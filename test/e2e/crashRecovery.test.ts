@@ -15,8 +15,8 @@ import { startFixtureServer, type FixtureServer } from '../support/fixtureServer
  * request, those in flight and those sent during the outage, still gets its page.
  */
 
-/** Long enough that the kill lands while every request is inside its fetch. */
-const PAGE_DELAY_MS = 4_000;
+/** Long enough that the kill lands while every request is inside its fetch; within effort min's 5 s. */
+const PAGE_DELAY_MS = 3_000;
 const IN_FLIGHT = 4;
 const SENT_DURING_OUTAGE = 2;
 const API_KEY = 'crash-test-key-0123456789';
@@ -111,12 +111,13 @@ interface Outcome {
   content: string;
 }
 
-async function extract(id: string): Promise<Outcome> {
+/** Every other request has effort min, whose one fetch attempt must survive its worker too. */
+async function extract(id: string, index: number): Promise<Outcome> {
   try {
     const res = await fetch(`${baseUrl}/v1/extract/markdown`, {
       method: 'POST',
       headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: `http://${FIXTURE_HOST}:${fixtures.port}/slow?id=${id}`, metadata: true }),
+      body: JSON.stringify({ url: `http://${FIXTURE_HOST}:${fixtures.port}/slow?id=${id}`, metadata: true, effort: index % 2 ? 'min' : 'standard' }),
     });
     const text = await res.text();
     return { id, status: res.status, content: res.ok ? (JSON.parse(text) as { content: string }).content : text };

@@ -1,5 +1,5 @@
-import { spawnChild } from '../src/stack/children';
-import { DEFAULT_RESTART_POLICY, restartDelay, Supervisor } from '../src/stack/supervisor';
+import { spawnChild } from '../../src/stack/children';
+import { DEFAULT_RESTART_POLICY, restartDelay, Supervisor } from '../../src/stack/supervisor';
 
 /** The supervisor on real (tiny) processes: what it restarts, when, and when it stops trying. */
 
