@@ -3,7 +3,18 @@
  * Jest's CommonJS module loader cannot require on Node 20; swc turns them into CommonJS so tests
  * call the extraction code in-process.
  */
-const ESM_ONLY = ['css-select', 'css-what', 'nth-check', 'boolbase', 'domhandler', 'domutils', 'dom-serializer', 'domelementtype', 'entities', 'htmlparser2'];
+const ESM_ONLY = [
+  'css-select',
+  'css-what',
+  'nth-check',
+  'boolbase',
+  'domhandler',
+  'domutils',
+  'dom-serializer',
+  'domelementtype',
+  'entities',
+  'htmlparser2',
+];
 
 const common = {
   testEnvironment: 'node',
@@ -24,7 +35,12 @@ const common = {
 module.exports = {
   projects: [
     { ...common, displayName: 'unit', roots: ['<rootDir>/test/unit'] },
-    { ...common, displayName: 'workflow', roots: ['<rootDir>/test/workflow'], globalSetup: '<rootDir>/test/support/workflowSetup.ts' },
+    {
+      ...common,
+      displayName: 'workflow',
+      roots: ['<rootDir>/test/workflow'],
+      globalSetup: '<rootDir>/test/support/workflowSetup.ts',
+    },
     {
       ...common,
       displayName: 'e2e',

@@ -5,9 +5,15 @@ import { FIXTURE_HOST, type Stack } from '../test/support/localStack';
 /** What the end-to-end benchmarks share: the page they serve and the load loop they run. */
 
 export function articlePage(): string {
-  const words = 'harbour quay fishermen tide morning council vote history nets boats knot salt stone church street water town'.split(' ');
+  const words =
+    'harbour quay fishermen tide morning council vote history nets boats knot salt stone church street water town'.split(
+      ' ',
+    );
   const sentence = (i: number) => Array.from({ length: 18 }, (_, j) => words[(i * 7 + j * 3) % words.length]).join(' ');
-  const paragraphs = Array.from({ length: 320 }, (_, i) => `<p>${sentence(i)}. ${sentence(i + 1)}, <a href="/note/${i}">note ${i}</a>.</p>`);
+  const paragraphs = Array.from(
+    { length: 320 },
+    (_, i) => `<p>${sentence(i)}. ${sentence(i + 1)}, <a href="/note/${i}">note ${i}</a>.</p>`,
+  );
   const nav = Array.from({ length: 60 }, (_, i) => `<li><a href="/section/${i}">Section ${i}</a></li>`).join('');
   const sections = paragraphs.map((p, i) => (i % 20 === 0 ? `<h2>Part ${i / 20 + 1}</h2>${p}` : p)).join('\n');
   return `<!doctype html><html><head><title>Benchmark article</title>
@@ -20,9 +26,14 @@ export function articlePage(): string {
 
 /** Serves `page` on the fixture host; returns its URL and a closer. */
 export async function servePage(page: string): Promise<{ url: string; close: () => void }> {
-  const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page));
+  const server = http.createServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page),
+  );
   await new Promise<void>((resolve) => server.listen(0, FIXTURE_HOST, resolve));
-  return { url: `http://${FIXTURE_HOST}:${(server.address() as AddressInfo).port}/article`, close: () => server.close() };
+  return {
+    url: `http://${FIXTURE_HOST}:${(server.address() as AddressInfo).port}/article`,
+    close: () => server.close(),
+  };
 }
 
 export function percentile(sorted: number[], p: number): number {
@@ -49,7 +60,11 @@ export interface LoadResult {
 }
 
 /** `total` calls, `concurrency` at a time; latency percentiles and throughput. */
-export async function load(total: number, concurrency: number, call: () => Promise<{ ms: number; workflowId: string }>): Promise<LoadResult> {
+export async function load(
+  total: number,
+  concurrency: number,
+  call: () => Promise<{ ms: number; workflowId: string }>,
+): Promise<LoadResult> {
   const latencies: number[] = [];
   const ids: string[] = [];
   let next = 0;

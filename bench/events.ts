@@ -38,7 +38,11 @@ interface Received {
 function script(events: number, delayMs: number): unknown[] {
   const steps: unknown[] = [{ event: 'start', data: { message: 'start', timestamp: 0 } }];
   for (let i = 1; i < events; i++) {
-    steps.push({ event: 'iteration:start', data: { message: `${i}`, timestamp: 0, iteration: i, maxIterations: events, queries: [] }, delayMs });
+    steps.push({
+      event: 'iteration:start',
+      data: { message: `${i}`, timestamp: 0, iteration: i, maxIterations: events, queries: [] },
+      delayMs,
+    });
   }
   return steps;
 }
@@ -74,7 +78,9 @@ function summary(values: number[]): string {
 }
 
 async function main(): Promise<void> {
-  const stack: Stack = await startStack(path.resolve(__dirname, '..', '..', 'data', 'bench-logs'), { LOG_LEVEL: 'warn' });
+  const stack: Stack = await startStack(path.resolve(__dirname, '..', '..', 'data', 'bench-logs'), {
+    LOG_LEVEL: 'warn',
+  });
   const config = loadConfig({ ...stack.env, TASK_QUEUE_PREFIX: QUEUE_PREFIX, LOG_LEVEL: 'warn' });
   const connection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter });
@@ -91,7 +97,9 @@ async function main(): Promise<void> {
   const deps = createApiDeps(config, client, logger);
   const app = createApp(deps, logger);
   const routes = new Router<ApiState>({ prefix: '/v1' });
-  routes.post('/bench/stream', (ctx) => deps.streamWorkflow(ctx, 'research', 'scriptedEvents', { args: [ctx.state.body], timeout: '10m' }));
+  routes.post('/bench/stream', (ctx) =>
+    deps.streamWorkflow(ctx, 'research', 'scriptedEvents', { args: [ctx.state.body], timeout: '10m' }),
+  );
   app.use(routes.routes());
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
@@ -99,7 +107,11 @@ async function main(): Promise<void> {
   const headers = { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' };
   const startAndStream = async (steps: unknown[]) => {
     const started = performance.now();
-    const response = await fetch(`${base}/bench/stream`, { method: 'POST', headers, body: JSON.stringify({ operation: 'research', steps }) });
+    const response = await fetch(`${base}/bench/stream`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ operation: 'research', steps }),
+    });
     const result = await readStream(response, started);
     return { ...result, firstEvent: result.events[0]!.at - (performance.timeOrigin + started) };
   };
@@ -115,7 +127,9 @@ async function main(): Promise<void> {
     }
 
     const alone = relayLatencies((await startAndStream(script(EVENTS_PER_RUN, 1000))).events.slice(1));
-    const streamed = await Promise.all(Array.from({ length: CONCURRENT_RUNS }, () => startAndStream(script(EVENTS_PER_RUN, 1000))));
+    const streamed = await Promise.all(
+      Array.from({ length: CONCURRENT_RUNS }, () => startAndStream(script(EVENTS_PER_RUN, 1000))),
+    );
     const postLatencies = streamed.flatMap((run) => relayLatencies(run.events.slice(1)));
 
     // The same through the stack's API process, on runs started straight in Temporal as the API would.

@@ -29,7 +29,10 @@ export interface Page {
 
 export function loadArticleExtraction(): Page[] {
   const dir = path.join(SHARED, 'article-extraction');
-  const truth = JSON.parse(readFileSync(path.join(dir, 'ground-truth.json'), 'utf8')) as Record<string, { articleBody?: string; url?: string }>;
+  const truth = JSON.parse(readFileSync(path.join(dir, 'ground-truth.json'), 'utf8')) as Record<
+    string,
+    { articleBody?: string; url?: string }
+  >;
   return Object.entries(truth).map(([id, entry]) => ({
     id,
     url: entry.url ?? 'https://example.com/',
@@ -108,8 +111,10 @@ function shingleScore(truth: string, predicted: string): [number, number, number
 }
 
 function articleMetrics(scores: [number, number, number][]): { f1: number; p: number; r: number } {
-  const precision = (tp: number, fp: number, fn: number) => (fp === 0 && fn === 0 ? 1 : tp === 0 && fp === 0 ? 0 : tp / (tp + fp));
-  const recall = (tp: number, fp: number, fn: number) => (fp === 0 && fn === 0 ? 1 : tp === 0 && fn === 0 ? 0 : tp / (tp + fn));
+  const precision = (tp: number, fp: number, fn: number) =>
+    fp === 0 && fn === 0 ? 1 : tp === 0 && fp === 0 ? 0 : tp / (tp + fp);
+  const recall = (tp: number, fp: number, fn: number) =>
+    fp === 0 && fn === 0 ? 1 : tp === 0 && fn === 0 ? 0 : tp / (tp + fn);
   const ps = scores.filter(([tp, fp]) => tp + fp > 0).map(([tp, fp, fn]) => precision(tp, fp, fn));
   const rs = scores.filter(([tp, , fn]) => tp + fn > 0).map(([tp, fp, fn]) => recall(tp, fp, fn));
   const p = ps.reduce((a, b) => a + b, 0) / ps.length;
@@ -143,7 +148,10 @@ type Extractor = (html: Buffer, page: Page) => Promise<string>;
 export const htmlOf = (page: Page): Buffer => gunzipSync(page.gzipped);
 
 export const ours: Extractor = async (html, page) =>
-  markdownToText((await pageToMarkdown({ body: html, contentType: 'text/html', finalUrl: page.url, truncated: false }, 'main')).markdown);
+  markdownToText(
+    (await pageToMarkdown({ body: html, contentType: 'text/html', finalUrl: page.url, truncated: false }, 'main'))
+      .markdown,
+  );
 
 const readabilityBaseline: Extractor = async (html) => {
   const { document } = parseHTML(html.toString('utf8'));
@@ -171,17 +179,33 @@ async function run(name: string, extractor: Extractor, articles: Page[], wcxb: P
   if (process.env.BENCH_DUMP) {
     // Predictions in each benchmark's own results format, to score them with its evaluate.py.
     const tag = name.startsWith('ours') ? 'ours' : 'baseline';
-    writeFileSync(`${process.env.BENCH_DUMP}-${tag}-article.json`, JSON.stringify(Object.fromEntries(articles.map((p, i) => [p.id, { articleBody: a1.texts[i] }]))));
-    writeFileSync(`${process.env.BENCH_DUMP}-${tag}-wcxb.json`, JSON.stringify(Object.fromEntries(wcxb.map((p, i) => [p.id, w1.texts[i]]))));
+    writeFileSync(
+      `${process.env.BENCH_DUMP}-${tag}-article.json`,
+      JSON.stringify(Object.fromEntries(articles.map((p, i) => [p.id, { articleBody: a1.texts[i] }]))),
+    );
+    writeFileSync(
+      `${process.env.BENCH_DUMP}-${tag}-wcxb.json`,
+      JSON.stringify(Object.fromEntries(wcxb.map((p, i) => [p.id, w1.texts[i]]))),
+    );
   }
   const articleScores = articles.map((page, i) => shingleScore(page.truth, a1.texts[i]!));
   const byType = new Map<string, [number, number, number][]>();
   const wcxbScores = wcxb.map((page, i) => wordScore(w1.texts[i]!, page.truth));
   wcxb.forEach((page, i) => byType.set(page.type, [...(byType.get(page.type) ?? []), wcxbScores[i]!]));
   if (process.env.BENCH_PAGES) {
-    // One line per page (set, id, type, P, R, F1, words predicted, words in the truth): what to read when a figure moves.
+    // One line per page (set, id, type, P, R, F1, words predicted, words in the truth): what to read
+    // when a figure moves.
     const line = (set: string, page: Page, [p, r, f]: [number, number, number], text: string) =>
-      [set, page.id, page.type, p.toFixed(3), r.toFixed(3), f.toFixed(3), tokens(text).length, tokens(page.truth).length].join('\t');
+      [
+        set,
+        page.id,
+        page.type,
+        p.toFixed(3),
+        r.toFixed(3),
+        f.toFixed(3),
+        tokens(text).length,
+        tokens(page.truth).length,
+      ].join('\t');
     const shingleF = ([tp, fp, fn]: [number, number, number]): [number, number, number] => {
       const p = tp + fp > 0 ? tp / (tp + fp) : 0;
       const r = tp + fn > 0 ? tp / (tp + fn) : 0;
@@ -196,13 +220,20 @@ async function run(name: string, extractor: Extractor, articles: Page[], wcxb: P
   }
   const a = articleMetrics(articleScores);
   const all = [...byType.values()].flat();
-  const mean = (scores: [number, number, number][], i: number) => scores.reduce((sum, s) => sum + s[i]!, 0) / scores.length;
+  const mean = (scores: [number, number, number][], i: number) =>
+    scores.reduce((sum, s) => sum + s[i]!, 0) / scores.length;
   console.log(`\n${name}`);
-  console.log(`  article-extraction (${articles.length}): F1 ${a.f1.toFixed(3)}  P ${a.p.toFixed(3)}  R ${a.r.toFixed(3)}  ${fmt(articles.length / a1.seconds)} pages/s`);
+  console.log(
+    `  article-extraction (${articles.length}): F1 ${a.f1.toFixed(3)}  P ${a.p.toFixed(3)}  R ${a.r.toFixed(3)}  ${fmt(articles.length / a1.seconds)} pages/s`,
+  );
   if (wcxb.length === 0) return;
-  console.log(`  wcxb-dev (${wcxb.length}): F1 ${mean(all, 2).toFixed(3)}  P ${mean(all, 0).toFixed(3)}  R ${mean(all, 1).toFixed(3)}  ${fmt(wcxb.length / w1.seconds)} pages/s`);
+  console.log(
+    `  wcxb-dev (${wcxb.length}): F1 ${mean(all, 2).toFixed(3)}  P ${mean(all, 0).toFixed(3)}  R ${mean(all, 1).toFixed(3)}  ${fmt(wcxb.length / w1.seconds)} pages/s`,
+  );
   const types = [...byType.entries()].sort(([x], [y]) => x.localeCompare(y));
-  console.log(`  per type F1: ${types.map(([type, scores]) => `${type} ${mean(scores, 2).toFixed(3)} (${scores.length})`).join(', ')}`);
+  console.log(
+    `  per type F1: ${types.map(([type, scores]) => `${type} ${mean(scores, 2).toFixed(3)} (${scores.length})`).join(', ')}`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -212,7 +243,8 @@ async function main(): Promise<void> {
   const all = loadWcxb().filter((page) => !types || types.includes(page.type));
   const wcxb = process.env.BENCH_WCXB_LIMIT ? all.slice(0, Number(process.env.BENCH_WCXB_LIMIT)) : all;
   await run('ours (content: main)', ours, articles, wcxb);
-  if (!process.env.BENCH_SKIP_BASELINE) await run('baseline: @mozilla/readability + turndown on linkedom', readabilityBaseline, articles, wcxb);
+  if (!process.env.BENCH_SKIP_BASELINE)
+    await run('baseline: @mozilla/readability + turndown on linkedom', readabilityBaseline, articles, wcxb);
 }
 
 if (require.main === module) {

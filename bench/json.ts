@@ -21,7 +21,10 @@ const SCHEMA = {
 async function main(): Promise<void> {
   const { url, close } = await servePage(articlePage());
   // A budget that fits the page in one request, as a real model's context would.
-  const stack = await startStack(path.resolve(__dirname, '..', '..', 'data', 'bench-logs'), { LOG_LEVEL: 'warn', MODEL_CONTENT_TOKENS: '64000' });
+  const stack = await startStack(path.resolve(__dirname, '..', '..', 'data', 'bench-logs'), {
+    LOG_LEVEL: 'warn',
+    MODEL_CONTENT_TOKENS: '64000',
+  });
   try {
     const json = () => callApi(stack, '/extract/json', { url, json_schema: SCHEMA, effort: 'min' });
     const markdown = () => callApi(stack, '/extract/markdown', { url, effort: 'min', nocache: true });
@@ -31,7 +34,9 @@ async function main(): Promise<void> {
     const json1 = await load(SEQUENTIAL, 1, json);
     const md16 = await load(PARALLEL, CONCURRENCY, markdown);
     const json16 = await load(PARALLEL, CONCURRENCY, json);
-    console.log(`${SEQUENTIAL} requests at concurrency 1, ${PARALLEL} at ${CONCURRENCY}; stand-in model answers instantly`);
+    console.log(
+      `${SEQUENTIAL} requests at concurrency 1, ${PARALLEL} at ${CONCURRENCY}; stand-in model answers instantly`,
+    );
     for (const [name, markdownRun, jsonRun] of [
       ['concurrency 1', md1, json1],
       [`concurrency ${CONCURRENCY}`, md16, json16],
@@ -41,7 +46,9 @@ async function main(): Promise<void> {
           `extract/markdown p50 ${fmt(markdownRun.p50)} ms p95 ${fmt(markdownRun.p95)} ms; overhead beyond Markdown p50 ${fmt(jsonRun.p50 - markdownRun.p50)} ms`,
       );
     }
-    console.log(`target: overhead beyond Extract Markdown p50 < 40 ms -> ${json1.p50 - md1.p50 < 40 ? 'met' : 'missed'}`);
+    console.log(
+      `target: overhead beyond Extract Markdown p50 < 40 ms -> ${json1.p50 - md1.p50 < 40 ? 'met' : 'missed'}`,
+    );
   } finally {
     await stopStack(stack);
     close();

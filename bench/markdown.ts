@@ -22,7 +22,8 @@ interface Options {
 
 const UNCACHED_MIN: Options = { effort: 'min', nocache: true };
 
-const extract = (stack: Stack, url: string, options: Options) => callApi(stack, '/extract/markdown', { url, ...options });
+const extract = (stack: Stack, url: string, options: Options) =>
+  callApi(stack, '/extract/markdown', { url, ...options });
 
 const runAt = (stack: Stack, url: string, total: number, concurrency: number, options = UNCACHED_MIN) =>
   load(total, concurrency, () => extract(stack, url, options));
@@ -48,14 +49,21 @@ async function activityMs(stack: Stack, ids: string[]): Promise<{ activity: numb
         if (done) {
           activityTimes.push(at - startedAt);
           const [payload] = await codec.decode(done.result?.payloads ?? []);
-          if (payload?.data) downloadTimes.push((JSON.parse(Buffer.from(payload.data).toString('utf8')) as { obtainMs: number }).obtainMs);
+          if (payload?.data)
+            downloadTimes.push(
+              (JSON.parse(Buffer.from(payload.data).toString('utf8')) as { obtainMs: number }).obtainMs,
+            );
         }
       }
     }
   } finally {
     await connection.close();
   }
-  const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+  const median = (values: number[]) =>
+    percentile(
+      [...values].sort((a, b) => a - b),
+      50,
+    );
   return { activity: median(activityTimes), download: median(downloadTimes) };
 }
 
@@ -64,7 +72,9 @@ async function main(): Promise<void> {
   const { url, close } = await servePage(page);
   const stack = await startStack(path.resolve(__dirname, '..', '..', 'data', 'bench-logs'), { LOG_LEVEL: 'warn' });
   try {
-    console.log(`page: ${(Buffer.byteLength(page) / 1024).toFixed(0)} KB; ${SEQUENTIAL} requests at concurrency 1, ${PARALLEL} at ${CONCURRENCY}`);
+    console.log(
+      `page: ${(Buffer.byteLength(page) / 1024).toFixed(0)} KB; ${SEQUENTIAL} requests at concurrency 1, ${PARALLEL} at ${CONCURRENCY}`,
+    );
     await runAt(stack, url, 30, 4);
     const one = await runAt(stack, url, SEQUENTIAL, 1);
     const many = await runAt(stack, url, PARALLEL, CONCURRENCY);
@@ -75,7 +85,9 @@ async function main(): Promise<void> {
     await extract(stack, url, { effort: 'min', nocache: false });
     const hit = await runAt(stack, url, SEQUENTIAL, 1, { effort: 'min', nocache: false });
     console.log(`min, concurrency 1:  p50 ${fmt(one.p50)} ms  p95 ${fmt(one.p95)} ms  ${fmt(one.rps)} req/s`);
-    console.log(`min, concurrency ${CONCURRENCY}: p50 ${fmt(many.p50)} ms  p95 ${fmt(many.p95)} ms  ${fmt(many.rps)} req/s`);
+    console.log(
+      `min, concurrency ${CONCURRENCY}: p50 ${fmt(many.p50)} ms  p95 ${fmt(many.p95)} ms  ${fmt(many.rps)} req/s`,
+    );
     console.log(`standard:            p50 ${fmt(standard.p50)} ms  p95 ${fmt(standard.p95)} ms`);
     console.log(`max (Chromium):      p50 ${fmt(max.p50)} ms  p95 ${fmt(max.p95)} ms`);
     console.log(`cache hit:           p50 ${fmt(hit.p50)} ms  p95 ${fmt(hit.p95)} ms`);

@@ -10,7 +10,10 @@ async function main(): Promise<void> {
   const pages = set === 'article' ? loadArticleExtraction() : loadWcxb();
   const page = pages.find((p) => p.id === id);
   if (!page) throw new Error(`no page ${id} in ${set}; usage: showPage <article|wcxb> <id>`);
-  const { markdown } = await pageToMarkdown({ body: htmlOf(page), contentType: 'text/html', finalUrl: page.url, truncated: false }, 'main');
+  const { markdown } = await pageToMarkdown(
+    { body: htmlOf(page), contentType: 'text/html', finalUrl: page.url, truncated: false },
+    'main',
+  );
   console.log(`=== ours (${page.type}, ${page.url})\n${markdown}\n\n=== truth\n${page.truth}`);
 }
 

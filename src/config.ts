@@ -194,7 +194,8 @@ function readBool(env: Env, name: string, fallback: boolean): boolean {
 function readEnum<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
   const raw = env[name]?.trim().toLowerCase();
   if (!raw) return fallback;
-  if (!values.includes(raw as T)) throw new ConfigError(name, `expected one of ${values.join(', ')}; got "${env[name]}"`);
+  if (!values.includes(raw as T))
+    throw new ConfigError(name, `expected one of ${values.join(', ')}; got "${env[name]}"`);
   return raw as T;
 }
 
@@ -238,7 +239,10 @@ function readTemporal(env: Env): TemporalSettings {
     tls: false,
   };
   if (Boolean(settings.tlsCertPath) !== Boolean(settings.tlsKeyPath)) {
-    throw new ConfigError(settings.tlsCertPath ? 'TEMPORAL_TLS_KEY' : 'TEMPORAL_TLS_CERT', 'client certificate and key must be set together');
+    throw new ConfigError(
+      settings.tlsCertPath ? 'TEMPORAL_TLS_KEY' : 'TEMPORAL_TLS_CERT',
+      'client certificate and key must be set together',
+    );
   }
   // A hosted Temporal with an API key or mTLS always speaks TLS; plain TLS can be asked for alone.
   settings.tls = readBool(env, 'TEMPORAL_TLS', Boolean(settings.apiKey || settings.tlsCertPath));
@@ -258,7 +262,10 @@ export function loadConfig(env: Env = process.env): Config {
     cors: {
       apiOrigins: readOrigins(env, 'API_CORS_ORIGINS', []),
       // The embedded UI is reached as localhost or 127.0.0.1, and a browser sends whichever was typed.
-      codecOrigins: readOrigins(env, 'CODEC_CORS_ORIGINS', [`http://localhost:${temporalUiPort}`, `http://127.0.0.1:${temporalUiPort}`]),
+      codecOrigins: readOrigins(env, 'CODEC_CORS_ORIGINS', [
+        `http://localhost:${temporalUiPort}`,
+        `http://127.0.0.1:${temporalUiPort}`,
+      ]),
     },
     logLevel: readEnum(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     apiKeys: readApiKeys(env),
@@ -352,13 +359,15 @@ function readGeo(env: Env): GeoSettings {
     proxies.set(match[1]!.toUpperCase(), readProxyUrl('GEO_PROXIES', match[2]!));
   }
   const template = readOptional(env, 'GEO_PROXY_TEMPLATE');
-  if (template && !template.includes('{country}')) throw new ConfigError('GEO_PROXY_TEMPLATE', 'must contain {country}');
+  if (template && !template.includes('{country}'))
+    throw new ConfigError('GEO_PROXY_TEMPLATE', 'must contain {country}');
   return { proxies, template: template ? readProxyUrl('GEO_PROXY_TEMPLATE', template) : undefined };
 }
 
 /** Why the JSON operations cannot run, naming the settings to fix; undefined when they can. */
 export function modelProblem(model: ModelSettings): string | undefined {
-  if (!model.model) return 'the model is not configured: set OPENAI_MODEL, and OPENAI_BASE_URL for a server other than OpenAI';
+  if (!model.model)
+    return 'the model is not configured: set OPENAI_MODEL, and OPENAI_BASE_URL for a server other than OpenAI';
   if (!model.baseUrl && !model.apiKey) return 'the model is not configured: set OPENAI_API_KEY or OPENAI_BASE_URL';
   return undefined;
 }
@@ -369,10 +378,18 @@ export function proxyForCountry(geo: GeoSettings, country: string): string | und
   return geo.proxies.get(upper) ?? geo.template?.replaceAll('{country}', upper.toLowerCase());
 }
 
-/** The proxy a request for `country` must go through; a country without one is refused (400), never fetched directly. */
+/**
+ * The proxy a request for `country` must go through; a country without one is refused (400), never
+ * fetched directly.
+ */
 export function requireProxyFor(geo: GeoSettings, country: string): string {
   const proxy = proxyForCountry(geo, country);
-  if (!proxy) throw new ServiceError('geo_unavailable', undefined, `geo_target.country ${country} is not available: no proxy is configured for it`);
+  if (!proxy)
+    throw new ServiceError(
+      'geo_unavailable',
+      undefined,
+      `geo_target.country ${country} is not available: no proxy is configured for it`,
+    );
   return proxy;
 }
 
@@ -383,7 +400,10 @@ function readReceiveLimits(env: Env): ReceiveLimits {
   };
   // Node refuses a headers limit longer than the whole request's.
   if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
-    throw new ConfigError('HEADERS_TIMEOUT_MS', `must not exceed REQUEST_RECEIVE_TIMEOUT_MS (${limits.requestTimeoutMs})`);
+    throw new ConfigError(
+      'HEADERS_TIMEOUT_MS',
+      `must not exceed REQUEST_RECEIVE_TIMEOUT_MS (${limits.requestTimeoutMs})`,
+    );
   }
   return limits;
 }
@@ -395,7 +415,10 @@ function readCodec(env: Env): CodecSettings {
     maxRequestBytes: readInt(env, 'CODEC_MAX_REQUEST_BYTES', 32 * 1024 * 1024, 64 * 1024, 512 * 1024 * 1024),
   };
   if (settings.maxRequestBytes < settings.maxPayloadBytes) {
-    throw new ConfigError('CODEC_MAX_REQUEST_BYTES', `must be at least CODEC_MAX_PAYLOAD_BYTES (${settings.maxPayloadBytes})`);
+    throw new ConfigError(
+      'CODEC_MAX_REQUEST_BYTES',
+      `must be at least CODEC_MAX_PAYLOAD_BYTES (${settings.maxPayloadBytes})`,
+    );
   }
   return settings;
 }
@@ -419,7 +442,10 @@ function readOrigins(env: Env, name: string, fallback: string[]): string[] {
       parsed = undefined;
     }
     if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== origin) {
-      throw new ConfigError(name, `expected comma-separated origins such as https://ui.example.com:8233 (no path), got "${origin}"`);
+      throw new ConfigError(
+        name,
+        `expected comma-separated origins such as https://ui.example.com:8233 (no path), got "${origin}"`,
+      );
     }
   }
   return origins.length > 0 ? origins : fallback;
@@ -427,6 +453,7 @@ function readOrigins(env: Env, name: string, fallback: string[]): string[] {
 
 function readRedisUrl(env: Env): string | undefined {
   const value = readOptional(env, 'REDIS_URL');
-  if (value && !/^rediss?:\/\//.test(value)) throw new ConfigError('REDIS_URL', `expected redis:// or rediss://, got "${value}"`);
+  if (value && !/^rediss?:\/\//.test(value))
+    throw new ConfigError('REDIS_URL', `expected redis:// or rediss://, got "${value}"`);
   return value;
 }

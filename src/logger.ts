@@ -9,8 +9,15 @@ export function createLogger(level: string, name: string): Logger {
 
 /** Temporal's SDK logs through our pino logger, so one process writes one log format. */
 export function temporalLogger(logger: Logger): TemporalLogger {
-  const levels: Record<LogLevel, pino.Level> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
-  const log = (level: LogLevel, message: string, meta?: LogMetadata): void => logger[levels[level]](meta ?? {}, message);
+  const levels: Record<LogLevel, pino.Level> = {
+    TRACE: 'trace',
+    DEBUG: 'debug',
+    INFO: 'info',
+    WARN: 'warn',
+    ERROR: 'error',
+  };
+  const log = (level: LogLevel, message: string, meta?: LogMetadata): void =>
+    logger[levels[level]](meta ?? {}, message);
   return {
     log,
     trace: (message, meta) => log('TRACE', message, meta),

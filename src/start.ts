@@ -77,7 +77,9 @@ async function startStack(config: Config, supervisor: Supervisor): Promise<void>
   // Restarted on the same port with the same database, so runs in progress carry on.
   await supervisor.add('temporal', () => startDevServer(devServer));
   env.TEMPORAL_ADDRESS = `127.0.0.1:${config.embedded.temporalPort}`;
-  for (const worker of workerProcesses(path.join(__dirname, 'workers', 'main.js'), !modelProblem(config.model), () => ({ env }))) {
+  for (const worker of workerProcesses(path.join(__dirname, 'workers', 'main.js'), !modelProblem(config.model), () => ({
+    env,
+  }))) {
     await supervisor.add(worker.name, async () => worker.spawn());
   }
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
@@ -92,7 +94,9 @@ async function startStack(config: Config, supervisor: Supervisor): Promise<void>
       '',
       'webloom is running',
       `  API base URL   ${baseUrl}`,
-      devKey ? `  API key        ${devKey}   (development key, kept in ${path.join(config.dataDir, 'dev-api-key')})` : '  API keys       from API_KEYS',
+      devKey
+        ? `  API key        ${devKey}   (development key, kept in ${path.join(config.dataDir, 'dev-api-key')})`
+        : '  API keys       from API_KEYS',
       `  Temporal UI    http://localhost:${config.embedded.temporalUiPort}`,
       '',
       'Try it:',

@@ -47,7 +47,10 @@ export function checkTimeouts(config: Config): void {
   const page = OPERATION_DEADLINE_MS['extract-markdown'];
   const fits = (ms: number, deadline: number, variables: string) => {
     if (ms > deadline) {
-      throw new ConfigError(variables, `one attempt may take ${ms / 1000} s, more than the ${deadline / 1000} s a run of its operation may take; lower it`);
+      throw new ConfigError(
+        variables,
+        `one attempt may take ${ms / 1000} s, more than the ${deadline / 1000} s a run of its operation may take; lower it`,
+      );
     }
   };
   fits(timeouts.fetchMs, page, 'FETCH_TIMEOUT_MS (with CONVERT_TIMEOUT_MS)');

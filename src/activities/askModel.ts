@@ -4,7 +4,13 @@ import type { ModelSettings } from '../config';
 import { MODEL_FAILED } from '../errors';
 import { ModelClient, type ChatMessage, type TokenUsage } from '../model/modelClient';
 import { repairPrompt, systemPrompt, userPrompt, PROMPT_VERSION } from '../prompts/structuredJson.v1';
-import { compileSchema, fillFromMetadata, strictCompatible, type JsonSchema, type SchemaCheck } from '../structured/schema';
+import {
+  compileSchema,
+  fillFromMetadata,
+  strictCompatible,
+  type JsonSchema,
+  type SchemaCheck,
+} from '../structured/schema';
 import type { PageMetadata } from '../types';
 import { modelFailure } from './failures';
 
@@ -46,7 +52,10 @@ function usableSchema(schema: JsonSchema): SchemaCheck {
   try {
     return compileSchema(schema);
   } catch (err) {
-    throw ApplicationFailure.nonRetryable(`the schema cannot be used: ${err instanceof Error ? err.message : String(err)}`, MODEL_FAILED);
+    throw ApplicationFailure.nonRetryable(
+      `the schema cannot be used: ${err instanceof Error ? err.message : String(err)}`,
+      MODEL_FAILED,
+    );
   }
 }
 
@@ -67,7 +76,10 @@ export function createModelActivities(settings: ModelSettings) {
         { role: 'user', content: userPrompt(input) },
       ];
       if (input.repair) {
-        messages.push({ role: 'assistant', content: input.repair.answer }, { role: 'user', content: repairPrompt(input.repair.answer, input.repair.errors) });
+        messages.push(
+          { role: 'assistant', content: input.repair.answer },
+          { role: 'user', content: repairPrompt(input.repair.answer, input.repair.errors) },
+        );
       }
       let reply;
       try {
@@ -81,7 +93,12 @@ export function createModelActivities(settings: ModelSettings) {
         throw modelFailure(err);
       }
       const { text: answer, usage, model } = reply;
-      Context.current().log.info('model call', { model, usage, promptVersion: PROMPT_VERSION, repair: Boolean(input.repair) });
+      Context.current().log.info('model call', {
+        model,
+        usage,
+        promptVersion: PROMPT_VERSION,
+        repair: Boolean(input.repair),
+      });
       let value: unknown;
       try {
         value = fillFromMetadata(parseAnswer(answer), input.schema, input.metadata);
@@ -90,7 +107,14 @@ export function createModelActivities(settings: ModelSettings) {
       }
       const errors = check(value);
       // A value that fails may be too deep to carry back through Temporal; only its text is needed.
-      return { answer, value: errors.length === 0 ? value : undefined, errors, usage, model, promptVersion: PROMPT_VERSION };
+      return {
+        answer,
+        value: errors.length === 0 ? value : undefined,
+        errors,
+        usage,
+        model,
+        promptVersion: PROMPT_VERSION,
+      };
     },
 
     /** Checks a merged answer against the caller's schema, after filling page_title/favicon. */

@@ -13,7 +13,10 @@ export function transientFetchFailure(err: ServiceError, httpStatus: number): bo
  * code as the failure type, which is how the API later finds the spec's status and message;
  * anything else is an unexpected fault and stays retryable.
  */
-export async function reportingFailures<T>(work: () => Promise<T>, retryable: (err: ServiceError) => boolean): Promise<T> {
+export async function reportingFailures<T>(
+  work: () => Promise<T>,
+  retryable: (err: ServiceError) => boolean,
+): Promise<T> {
   try {
     return await work();
   } catch (err) {

@@ -47,30 +47,33 @@ export function createFetchActivities(deps: FetchActivityDeps) {
       let httpStatus = 0;
       const cancelled = Context.current().cancellationSignal;
       return reportingFailures(
-        () => heartbeating(async () => {
-          const started = performance.now();
-          const response = await httpFetch(input.url, deps.policy, dispatcherFor(input.country), {
-            ...deps.settings,
-            timeoutMs: input.quick ? deps.settings.minEffortTimeoutMs : deps.settings.timeoutMs,
-            viaProxy: Boolean(input.country),
-            signal: cancelled,
-          });
-          httpStatus = response.status;
-          if (response.status >= 400) {
-            const error = new ServiceError('fetch_failed', `${response.finalUrl} answered HTTP ${response.status}`);
-            error.httpStatus = response.status;
-            throw error;
-          }
-          const contentType = response.headers.get('content-type') ?? '';
-          const isHtml = /html/i.test(contentType) || (!contentType && /^\s*</.test(response.body.subarray(0, 64).toString('latin1')));
-          return readObtained(
-            { body: response.body, contentType, finalUrl: response.finalUrl, truncated: response.truncated },
-            { requestedUrl: input.url, status: response.status, startedAt: started, detectShell: isHtml },
-            input.reading,
-            deps.reader,
-            cancelled,
-          );
-        }),
+        () =>
+          heartbeating(async () => {
+            const started = performance.now();
+            const response = await httpFetch(input.url, deps.policy, dispatcherFor(input.country), {
+              ...deps.settings,
+              timeoutMs: input.quick ? deps.settings.minEffortTimeoutMs : deps.settings.timeoutMs,
+              viaProxy: Boolean(input.country),
+              signal: cancelled,
+            });
+            httpStatus = response.status;
+            if (response.status >= 400) {
+              const error = new ServiceError('fetch_failed', `${response.finalUrl} answered HTTP ${response.status}`);
+              error.httpStatus = response.status;
+              throw error;
+            }
+            const contentType = response.headers.get('content-type') ?? '';
+            const isHtml =
+              /html/i.test(contentType) ||
+              (!contentType && /^\s*</.test(response.body.subarray(0, 64).toString('latin1')));
+            return readObtained(
+              { body: response.body, contentType, finalUrl: response.finalUrl, truncated: response.truncated },
+              { requestedUrl: input.url, status: response.status, startedAt: started, detectShell: isHtml },
+              input.reading,
+              deps.reader,
+              cancelled,
+            );
+          }),
         // Effort min asks once: its failures are final (a lost worker's attempt is still retried).
         (err) => !input.quick && transientFetchFailure(err, httpStatus),
       );

@@ -52,7 +52,10 @@ async function modelInputOf(page: PageBody, settings: ReadSettings): Promise<Mod
     chunks = [fitToBudget(main.markdown, full.markdown, budget)];
   }
   if (chunks.length > settings.model.maxChunks) {
-    throw new ServiceError('page_too_large', `${chunks.length} chunks of ${budget} tokens needed, ${settings.model.maxChunks} allowed`);
+    throw new ServiceError(
+      'page_too_large',
+      `${chunks.length} chunks of ${budget} tokens needed, ${settings.model.maxChunks} allowed`,
+    );
   }
   return { chunks, metadata: main.metadata };
 }
@@ -66,12 +69,20 @@ export function tooCostly(reading: PageReading, detail: string): ServiceError {
   return new ServiceError(reading.as === 'markdown' ? 'conversion_failed' : 'page_too_large', detail);
 }
 
-export async function readPage<R extends PageReading>(page: PageBody, reading: R, settings: ReadSettings): Promise<ReadingOf<R>> {
+export async function readPage<R extends PageReading>(
+  page: PageBody,
+  reading: R,
+  settings: ReadSettings,
+): Promise<ReadingOf<R>> {
   try {
-    const result = reading.as === 'markdown' ? await markdownOf(page, reading.content, settings) : await modelInputOf(page, settings);
+    const result =
+      reading.as === 'markdown'
+        ? await markdownOf(page, reading.content, settings)
+        : await modelInputOf(page, settings);
     return result as ReadingOf<R>;
   } catch (err) {
-    if (err instanceof ServiceError && err.code === 'page_too_large') throw tooCostly(reading, err.detail ?? err.message);
+    if (err instanceof ServiceError && err.code === 'page_too_large')
+      throw tooCostly(reading, err.detail ?? err.message);
     throw err;
   }
 }

@@ -61,7 +61,16 @@ export class ReadingPool {
     let timer: NodeJS.Timeout | undefined;
     this.onStart.set(id, () => (timer = setTimeout(() => budget.abort(), this.settings.timeoutMs)));
     const body = movableBytes(page.body);
-    const task: ReadingTask = { id, body, contentType: page.contentType, finalUrl: page.finalUrl, truncated: page.truncated, reading, settings: this.read, detectShell: options.detectShell };
+    const task: ReadingTask = {
+      id,
+      body,
+      contentType: page.contentType,
+      finalUrl: page.finalUrl,
+      truncated: page.truncated,
+      reading,
+      settings: this.read,
+      detectShell: options.detectShell,
+    };
     let outcome: ReadingOutcome;
     try {
       outcome = await this.pool.run(task, {
@@ -69,7 +78,8 @@ export class ReadingPool {
         signal: options.signal ? AbortSignal.any([budget.signal, options.signal]) : budget.signal,
       });
     } catch (err) {
-      if (budget.signal.aborted) throw tooCostly(reading, `reading ${page.finalUrl} took over ${this.settings.timeoutMs} ms`);
+      if (budget.signal.aborted)
+        throw tooCostly(reading, `reading ${page.finalUrl} took over ${this.settings.timeoutMs} ms`);
       if ((err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY') {
         throw tooCostly(reading, `reading ${page.finalUrl} took over ${this.settings.maxHeapMb} MB of heap`);
       }

@@ -18,7 +18,8 @@ export interface ReadingTask {
 }
 
 /** Errors lose their fields between threads: a ServiceError comes back as data. */
-export type ReadingOutcome = { reading: unknown; needsBrowser: boolean } | { failure: { code: ErrorCode; detail?: string } };
+export type ReadingOutcome =
+  { reading: unknown; needsBrowser: boolean } | { failure: { code: ErrorCode; detail?: string } };
 
 /** The start message a conversion thread posts to the pool when it takes a task. */
 export interface ReadingStarted {
@@ -31,7 +32,11 @@ export default async function readOnThread(task: ReadingTask): Promise<ReadingOu
   const body = Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength);
   try {
     const shell = task.detectShell && needsBrowser(body.toString('utf8'));
-    const reading = await readPage({ body, contentType: task.contentType, finalUrl: task.finalUrl, truncated: task.truncated }, task.reading, task.settings);
+    const reading = await readPage(
+      { body, contentType: task.contentType, finalUrl: task.finalUrl, truncated: task.truncated },
+      task.reading,
+      task.settings,
+    );
     return { reading, needsBrowser: shell };
   } catch (err) {
     if (err instanceof ServiceError) return { failure: { code: err.code, detail: err.detail } };

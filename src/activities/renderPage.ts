@@ -57,7 +57,10 @@ const SCROLL_STEP_MS = 1_000;
 async function beforeDeadline<T>(work: Promise<T>, deadline: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new ServiceError('fetch_failed', `${what} did not finish before the render deadline`)), Math.max(0, deadline - Date.now()));
+    timer = setTimeout(
+      () => reject(new ServiceError('fetch_failed', `${what} did not finish before the render deadline`)),
+      Math.max(0, deadline - Date.now()),
+    );
   });
   try {
     return await Promise.race([work, late]);
@@ -107,7 +110,8 @@ async function readingAfterNavigations<T>(page: Page, deadline: number, read: ()
       return await read();
     } catch (err) {
       if (!(err instanceof Error) || !NAVIGATED_AWAY.test(err.message)) throw err;
-      if (Date.now() >= deadline) throw new ServiceError('fetch_failed', `${page.url()} kept navigating until the render deadline`);
+      if (Date.now() >= deadline)
+        throw new ServiceError('fetch_failed', `${page.url()} kept navigating until the render deadline`);
       await page.waitForLoadState('load', { timeout: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
     }
   }
@@ -119,71 +123,95 @@ export function createRenderActivities(deps: RenderActivityDeps) {
     async renderPage<R extends PageReading>(input: RenderPageInput<R>): Promise<ObtainedPage<ReadingOf<R>>> {
       let httpStatus = 0;
       return reportingFailures(
-        () => heartbeating(async () => {
-          const started = performance.now();
-          const deadline = Date.now() + deps.settings.renderTimeoutMs;
-          await deps.policy.checkUrl(deps.policy.parseUrl(input.url));
-          const upstream = input.country ? requireProxyFor(deps.geo, input.country) : undefined;
-          const session = await deps.proxy.session(upstream);
-          const refuseIfInternal = () => {
-            if (session.blocked.length > 0) throw new ServiceError('internal_address', `the page reached for internal ${session.blocked[0]}`);
-          };
-          const rendered = await deps.pool
-            .withContext({ userAgent: deps.userAgent, locale: 'en-US', proxy: session.proxy }, async (context) => {
-            await context.route('**/*', skipHeavyResources);
-            const page = await context.newPage();
-            const network = new NetworkActivity(page);
-            const loading = async <T>(load: () => Promise<T>): Promise<T> => {
-              try {
-                return await load();
-              } catch (err) {
-                refuseIfInternal();
-                throw new ServiceError('fetch_failed', `render of ${input.url}: ${err instanceof Error ? err.message : String(err)}`);
-              }
+        () =>
+          heartbeating(async () => {
+            const started = performance.now();
+            const deadline = Date.now() + deps.settings.renderTimeoutMs;
+            await deps.policy.checkUrl(deps.policy.parseUrl(input.url));
+            const upstream = input.country ? requireProxyFor(deps.geo, input.country) : undefined;
+            const session = await deps.proxy.session(upstream);
+            const refuseIfInternal = () => {
+              if (session.blocked.length > 0)
+                throw new ServiceError('internal_address', `the page reached for internal ${session.blocked[0]}`);
             };
-            const loaded = await loading(() => page.goto(input.url, { waitUntil: 'load', timeout: deps.settings.renderTimeoutMs }));
-            const servedType = loaded?.headers()['content-type'] ?? '';
-            if (isPdfType(servedType)) {
-              // Chromium shows a PDF in its viewer; the document itself is what is wanted.
-              const download = await context.request.get(page.url(), { timeout: Math.max(1000, deadline - Date.now()) });
-              httpStatus = download.status();
-              refuseIfInternal();
-              return { body: await download.body(), contentType: servedType, finalUrl: page.url() };
+            const rendered = await deps.pool
+              .withContext({ userAgent: deps.userAgent, locale: 'en-US', proxy: session.proxy }, async (context) => {
+                await context.route('**/*', skipHeavyResources);
+                const page = await context.newPage();
+                const network = new NetworkActivity(page);
+                const loading = async <T>(load: () => Promise<T>): Promise<T> => {
+                  try {
+                    return await load();
+                  } catch (err) {
+                    refuseIfInternal();
+                    throw new ServiceError(
+                      'fetch_failed',
+                      `render of ${input.url}: ${err instanceof Error ? err.message : String(err)}`,
+                    );
+                  }
+                };
+                const loaded = await loading(() =>
+                  page.goto(input.url, { waitUntil: 'load', timeout: deps.settings.renderTimeoutMs }),
+                );
+                const servedType = loaded?.headers()['content-type'] ?? '';
+                if (isPdfType(servedType)) {
+                  // Chromium shows a PDF in its viewer; the document itself is what is wanted.
+                  const download = await context.request.get(page.url(), {
+                    timeout: Math.max(1000, deadline - Date.now()),
+                  });
+                  httpStatus = download.status();
+                  refuseIfInternal();
+                  return { body: await download.body(), contentType: servedType, finalUrl: page.url() };
+                }
+                const response =
+                  loaded &&
+                  (await loading(() => relabelUndeclaredUtf8(page, loaded, Math.max(1000, deadline - Date.now()))));
+                try {
+                  return await readingAfterNavigations(page, deadline, async () => {
+                    await network.quiet(Math.min(deadline, Date.now() + SETTLE_MS));
+                    await scrollThrough(page, network, deadline);
+                    await network.quiet(Math.min(deadline, Date.now() + SETTLE_MS));
+                    // The status of the document now shown: a challenge page that reloaded itself
+                    // counts as its final load.
+                    const navigation = page.evaluate(
+                      () =>
+                        (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)
+                          ?.responseStatus ?? 0,
+                    );
+                    httpStatus =
+                      (await beforeDeadline(navigation, deadline, 'reading the status')) || (response?.status() ?? 0);
+                    const html = await beforeDeadline(page.content(), deadline, 'reading the page');
+                    // Checked after the last read, so whatever the page reached for before it is charged.
+                    refuseIfInternal();
+                    return {
+                      body: Buffer.from(html, 'utf8'),
+                      contentType: 'text/html; charset=utf-8',
+                      finalUrl: page.url(),
+                    };
+                  });
+                } catch (err) {
+                  // A page that navigated to an internal address broke the reading on its way there.
+                  refuseIfInternal();
+                  throw err;
+                }
+              })
+              .finally(() => session.end());
+            if (httpStatus >= 400) {
+              const error = new ServiceError(
+                'fetch_failed',
+                `${rendered.finalUrl} answered HTTP ${httpStatus} in the browser`,
+              );
+              error.httpStatus = httpStatus;
+              throw error;
             }
-            const response = loaded && (await loading(() => relabelUndeclaredUtf8(page, loaded, Math.max(1000, deadline - Date.now()))));
-            try {
-              return await readingAfterNavigations(page, deadline, async () => {
-                await network.quiet(Math.min(deadline, Date.now() + SETTLE_MS));
-                await scrollThrough(page, network, deadline);
-                await network.quiet(Math.min(deadline, Date.now() + SETTLE_MS));
-                // The status of the document now shown: a challenge page that reloaded itself counts as its final load.
-                const navigation = page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)?.responseStatus ?? 0);
-                httpStatus = (await beforeDeadline(navigation, deadline, 'reading the status')) || (response?.status() ?? 0);
-                const html = await beforeDeadline(page.content(), deadline, 'reading the page');
-                // Checked after the last read, so whatever the page reached for before it is charged.
-                refuseIfInternal();
-                return { body: Buffer.from(html, 'utf8'), contentType: 'text/html; charset=utf-8', finalUrl: page.url() };
-              });
-            } catch (err) {
-              // A page that navigated to an internal address broke the reading on its way there.
-              refuseIfInternal();
-              throw err;
-            }
-          })
-            .finally(() => session.end());
-          if (httpStatus >= 400) {
-            const error = new ServiceError('fetch_failed', `${rendered.finalUrl} answered HTTP ${httpStatus} in the browser`);
-            error.httpStatus = httpStatus;
-            throw error;
-          }
-          return readObtained(
-            { ...rendered, truncated: false },
-            { requestedUrl: input.url, status: httpStatus, startedAt: started, detectShell: false },
-            input.reading,
-            deps.reader,
-            Context.current().cancellationSignal,
-          );
-        }),
+            return readObtained(
+              { ...rendered, truncated: false },
+              { requestedUrl: input.url, status: httpStatus, startedAt: started, detectShell: false },
+              input.reading,
+              deps.reader,
+              Context.current().cancellationSignal,
+            );
+          }),
         (err) => transientFetchFailure(err, httpStatus),
       );
     },

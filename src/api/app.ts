@@ -39,7 +39,12 @@ export interface ApiDeps extends StreamedRuns {
    * Starts one workflow for the request and waits for its result, through Temporal outages,
    * until the run's timeout.
    */
-  runWorkflow<W extends Workflow>(ctx: Context, operation: string, workflow: W, options: RunOptions<W>): Promise<WorkflowResultType<W>>;
+  runWorkflow<W extends Workflow>(
+    ctx: Context,
+    operation: string,
+    workflow: W,
+    options: RunOptions<W>,
+  ): Promise<WorkflowResultType<W>>;
 }
 
 export function createApiDeps(config: Config, client: Client, logger: Logger): ApiDeps {
@@ -65,7 +70,10 @@ export function createApiDeps(config: Config, client: Client, logger: Logger): A
       } as unknown as WorkflowStartOptions<typeof workflow>;
       const deadline = Date.now() + msToNumber(options.timeout);
       return executeThroughOutages(client, workflow, start, deadline, (err) =>
-        logger.warn({ workflowId, err: err instanceof Error ? err.message : String(err) }, 'Temporal unreachable; waiting for it'),
+        logger.warn(
+          { workflowId, err: err instanceof Error ? err.message : String(err) },
+          'Temporal unreachable; waiting for it',
+        ),
       );
     },
   };

@@ -19,7 +19,11 @@ export function isConnectionFailure(err: unknown): boolean {
   return isGrpcServiceError(cause) && isRetryableError(cause);
 }
 
-async function throughOutages<T>(call: (retry: boolean) => Promise<T>, deadline: number, onOutage: (err: unknown) => void): Promise<T> {
+async function throughOutages<T>(
+  call: (retry: boolean) => Promise<T>,
+  deadline: number,
+  onOutage: (err: unknown) => void,
+): Promise<T> {
   for (let retry = false; ; retry = true) {
     try {
       return await call(retry);

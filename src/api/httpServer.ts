@@ -41,7 +41,11 @@ export function createHttpServer(app: Koa<ApiState>, limits: ReceiveLimits): htt
   // The response each connection is answering, so an error never lands in the middle of one.
   const answering = new WeakMap<Duplex, http.ServerResponse>();
   const server = http.createServer(
-    { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: CHECK_INTERVAL_MS },
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      connectionsCheckingInterval: CHECK_INTERVAL_MS,
+    },
     (req, res) => {
       answering.set(req.socket, res);
       res.once('finish', () => answering.get(req.socket) === res && answering.delete(req.socket));

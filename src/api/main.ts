@@ -26,7 +26,8 @@ async function connectWithRetry(config: Config, logger: Logger): Promise<Connect
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, 'api');
-  if (config.apiKeys.size === 0) throw new ConfigError('API_KEYS', 'no API keys configured; set key:organization pairs');
+  if (config.apiKeys.size === 0)
+    throw new ConfigError('API_KEYS', 'no API keys configured; set key:organization pairs');
   const connection = await connectWithRetry(config, logger);
   const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter });
   const app = createApp(createApiDeps(config, client, logger), logger);

@@ -39,7 +39,8 @@ export class RequestFields {
   optionalGeoTarget(): GeoTarget | undefined {
     if (!this.has('geo_target')) return undefined;
     const value = this.body.geo_target;
-    if (typeof value !== 'object' || Array.isArray(value) || value === null) throw invalidField('geo_target must be an object');
+    if (typeof value !== 'object' || Array.isArray(value) || value === null)
+      throw invalidField('geo_target must be an object');
     const country = (value as Record<string, unknown>).country;
     if (country === undefined || country === null) return {};
     if (typeof country !== 'string' || !isCountryCode(country)) {

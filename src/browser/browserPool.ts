@@ -39,7 +39,11 @@ export class BrowserPool {
 
   private launch(): Promise<Browser> {
     if (!this.browser) {
-      const launching = chromium.launch({ executablePath: this.settings.executablePath, args: CHROMIUM_ARGS, timeout: 30_000 });
+      const launching = chromium.launch({
+        executablePath: this.settings.executablePath,
+        args: CHROMIUM_ARGS,
+        timeout: 30_000,
+      });
       this.browser = launching;
       launching.then(
         (browser) => browser.on('disconnected', () => this.browser === launching && (this.browser = undefined)),
@@ -67,7 +71,10 @@ export class BrowserPool {
    * Runs `work` in a fresh context that is closed afterwards, whatever happens. Service workers are
    * refused: their requests are not the page's, so the render could neither see nor route them.
    */
-  async withContext<T>(options: Parameters<Browser['newContext']>[0], work: (context: BrowserContext) => Promise<T>): Promise<T> {
+  async withContext<T>(
+    options: Parameters<Browser['newContext']>[0],
+    work: (context: BrowserContext) => Promise<T>,
+  ): Promise<T> {
     await this.acquire();
     let context: BrowserContext | undefined;
     try {

@@ -24,6 +24,10 @@ export async function relabelUndeclaredUtf8(page: Page, response: Response, time
   const headers = Object.fromEntries(Object.entries(response.headers()).filter(([name]) => !NOT_REPLAYED.has(name)));
   headers['content-type'] = `${contentType.split(';')[0]!.trim() || 'text/html'}; charset=utf-8`;
   const url = response.url();
-  await page.route((candidate) => candidate.href === url, (route) => route.fulfill({ status: response.status(), headers, body }), { times: 1 });
+  await page.route(
+    (candidate) => candidate.href === url,
+    (route) => route.fulfill({ status: response.status(), headers, body }),
+    { times: 1 },
+  );
   return (await page.goto(url, { waitUntil: 'load', timeout: timeoutMs })) ?? response;
 }

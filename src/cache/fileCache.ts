@@ -33,7 +33,11 @@ export class FileCache implements ResultCache {
  * cacache's `removeFully` deletes the index bucket instead of appending a tombstone, so the index
  * shrinks; its published types predate that option.
  */
-const removeEntryFully = cacache.rm.entry as unknown as (dir: string, key: string, opts: { removeFully: boolean }) => Promise<void>;
+const removeEntryFully = cacache.rm.entry as unknown as (
+  dir: string,
+  key: string,
+  opts: { removeFully: boolean },
+) => Promise<void>;
 
 /** Drops expired entries, then the content no entry points to any more. */
 export async function pruneFileCache(dir: string, ttlMs: number): Promise<number> {

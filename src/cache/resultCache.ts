@@ -30,7 +30,17 @@ export const CACHE_SCOPES: readonly CacheScope[] = ['organization', 'global'];
  * What makes two requests want the same answer; `metadata` only changes the rendering. Scoped
  * per organization, `partition` is the organization; in the global scope it is empty.
  */
-export function markdownCacheKey(request: Pick<ExtractMarkdownRequest, 'url' | 'content' | 'effort' | 'geo_target'>, partition: string): string {
-  const identity = JSON.stringify(['markdown/v2', partition, request.url, request.content, request.effort, request.geo_target?.country ?? '']);
+export function markdownCacheKey(
+  request: Pick<ExtractMarkdownRequest, 'url' | 'content' | 'effort' | 'geo_target'>,
+  partition: string,
+): string {
+  const identity = JSON.stringify([
+    'markdown/v2',
+    partition,
+    request.url,
+    request.content,
+    request.effort,
+    request.geo_target?.country ?? '',
+  ]);
   return createHash('sha256').update(identity).digest('hex');
 }

@@ -12,17 +12,7 @@ export interface InIteration {
 }
 
 export type FieldType =
-  | 'text'
-  | 'email'
-  | 'phone'
-  | 'date'
-  | 'number'
-  | 'select'
-  | 'checkbox'
-  | 'radio'
-  | 'textarea'
-  | 'password'
-  | 'other';
+  'text' | 'email' | 'phone' | 'date' | 'number' | 'select' | 'checkbox' | 'radio' | 'textarea' | 'password' | 'other';
 
 /** A form field the agent asks the caller to fill (interactive mode). */
 export interface RequestedField {
@@ -54,9 +44,7 @@ export interface TaskMetrics extends InIteration {
 
 /** The messages of a model call as events show them: text only. */
 export type ModelMessage =
-  | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
-  | { role: 'assistant'; content: string };
+  { role: 'system'; content: string } | { role: 'user'; content: string } | { role: 'assistant'; content: string };
 
 export type AutomateErrorCode = 'TASK_ABORTED' | 'MAX_ITERATIONS' | 'MAX_ERRORS' | 'TASK_FAILED';
 
@@ -73,7 +61,13 @@ export interface AutomateEvents {
     proxy?: string;
     vision?: boolean;
   };
-  'task:started': InIteration & { task: string; url: string; plan: string; successCriteria: string; actionItems?: string[] };
+  'task:started': InIteration & {
+    task: string;
+    url: string;
+    plan: string;
+    successCriteria: string;
+    actionItems?: string[];
+  };
   'task:completed': InIteration & { finalAnswer: string | null; success?: boolean };
   'task:aborted': InIteration & { reason: string; finalAnswer: string };
   'task:validated': InIteration & {
@@ -113,7 +107,11 @@ export interface AutomateEvents {
     temperature?: number;
   };
   'ai:generation:error': InIteration & { error: string; prompt: string; schema: unknown; messages?: ModelMessage[] };
-  'system:debug_compression': InIteration & { originalSize: number; compressedSize: number; compressionPercent: number };
+  'system:debug_compression': InIteration & {
+    originalSize: number;
+    compressedSize: number;
+    compressionPercent: number;
+  };
   'system:debug_message': InIteration & { messages: unknown[] };
   'interactive:form_data:request': FormDataRequest;
   'interactive:form_data:error': FormDataRequest & { fieldErrors: Record<string, string> };

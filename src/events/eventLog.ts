@@ -78,7 +78,10 @@ export class EventLog<M extends object> {
     if (this.closed) throw new Error(`event ${event} recorded after the stream ended`);
     const size = JSON.stringify(data).length;
     if (size > MAX_EVENT_CHARS) {
-      throw ApplicationFailure.nonRetryable(`event ${event} is ${size} characters; at most ${MAX_EVENT_CHARS} fit`, 'event_too_large');
+      throw ApplicationFailure.nonRetryable(
+        `event ${event} is ${size} characters; at most ${MAX_EVENT_CHARS} fit`,
+        'event_too_large',
+      );
     }
     this.noticeLostReaders();
     this.push(event, data, size);
@@ -113,7 +116,10 @@ export class EventLog<M extends object> {
     }
   }
 
-  /** Whether to continue as new now: Temporal suggests it (history size or length), or reads near the server's limit. */
+  /**
+   * Whether to continue as new now: Temporal suggests it (history size or length), or reads near the
+   * server's limit.
+   */
   continueAsNewSuggested(): boolean {
     return workflowInfo().continueAsNewSuggested || this.reads >= READS_BEFORE_HANDOVER;
   }
@@ -152,7 +158,8 @@ export class EventLog<M extends object> {
   private validate(request: ReadRequest): void {
     if (this.continuing) throw new Error('this run is handing over to a new run: read again');
     if (!Number.isSafeInteger(request.after) || request.after < 0) throw new Error('after must be a whole number');
-    if (!Number.isSafeInteger(request.graceMs) || request.graceMs < 0) throw new Error('graceMs must be a whole number');
+    if (!Number.isSafeInteger(request.graceMs) || request.graceMs < 0)
+      throw new Error('graceMs must be a whole number');
   }
 
   private async read(request: ReadRequest): Promise<ReadResult> {
@@ -229,7 +236,8 @@ export class EventLog<M extends object> {
 function failureOf(err: unknown): StreamFailure {
   if (isCancellation(err)) return { code: 'cancelled', message: 'the run was cancelled' };
   for (let cause: unknown = err; cause instanceof Error; cause = cause.cause) {
-    if (cause instanceof ApplicationFailure && isErrorCode(cause.type)) return { code: cause.type, message: ERRORS[cause.type].message };
+    if (cause instanceof ApplicationFailure && isErrorCode(cause.type))
+      return { code: cause.type, message: ERRORS[cause.type].message };
   }
   return { code: 'internal', message: ERRORS.internal.message };
 }

@@ -4,7 +4,10 @@
  */
 export function boundMarkdown(markdown: string, maxBytes: number): string {
   if (Buffer.byteLength(markdown) <= maxBytes) return markdown;
-  const cut = Buffer.from(markdown).subarray(0, maxBytes).toString('utf8').replace(/\uFFFD$/, '');
+  const cut = Buffer.from(markdown)
+    .subarray(0, maxBytes)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
   const paragraph = cut.lastIndexOf('\n\n');
   return (paragraph > maxBytes / 2 ? cut.slice(0, paragraph) : cut).trimEnd();
 }

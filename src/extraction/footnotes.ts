@@ -11,7 +11,8 @@ const REFERENCE = 'data-footnote-ref';
 const NOTE = 'data-footnote';
 
 /** Containers that hold a page's notes, in the markup of common generators and the DPUB roles. */
-const NOTES_CONTAINER = '[role="doc-endnotes"], [role="doc-footnotes"], .footnotes, .footnote, .footnotes-list, .references, .reflist';
+const NOTES_CONTAINER =
+  '[role="doc-endnotes"], [role="doc-footnotes"], .footnotes, .footnote, .footnotes-list, .references, .reflist';
 /** Link text that is a note's label: "1", "[2]", "a", "*". */
 const LABEL = /^\[?([\w*†‡]{1,4})\]?$/;
 
@@ -23,7 +24,10 @@ function isNote(el: Element): boolean {
 export function markFootnotes(doc: Document): void {
   const labels = new Map<Element, string>();
   for (const link of Array.from(doc.querySelectorAll('a[href^="#"]'))) {
-    const isReference = link.getAttribute('role') === 'doc-noteref' || link.closest('sup') !== null || /footnote|noteref/i.test(link.getAttribute('class') ?? '');
+    const isReference =
+      link.getAttribute('role') === 'doc-noteref' ||
+      link.closest('sup') !== null ||
+      /footnote|noteref/i.test(link.getAttribute('class') ?? '');
     if (!isReference) continue;
     const id = decodeURIComponent((link.getAttribute('href') ?? '').slice(1));
     const target = id ? doc.getElementById(id) : null;
@@ -36,7 +40,10 @@ export function markFootnotes(doc: Document): void {
       labels.set(note, label);
       note.setAttribute(NOTE, label);
     }
-    const sup = link.parentElement?.tagName === 'SUP' && link.parentElement.textContent?.trim() === link.textContent?.trim() ? link.parentElement : link;
+    const sup =
+      link.parentElement?.tagName === 'SUP' && link.parentElement.textContent?.trim() === link.textContent?.trim()
+        ? link.parentElement
+        : link;
     const marker = doc.createElement('span');
     marker.setAttribute(REFERENCE, label);
     // Turndown drops elements without text before any rule sees them.
@@ -45,7 +52,8 @@ export function markFootnotes(doc: Document): void {
   }
   for (const note of labels.keys()) {
     for (const back of Array.from(note.querySelectorAll('a[href^="#"]'))) {
-      if (back.getAttribute('role') === 'doc-backlink' || /^(?:[↩↑^⤴\s]|\uFE0E|\uFE0F)*$/.test(back.textContent ?? '')) back.remove();
+      if (back.getAttribute('role') === 'doc-backlink' || /^(?:[↩↑^⤴\s]|\uFE0E|\uFE0F)*$/.test(back.textContent ?? ''))
+        back.remove();
     }
   }
 }
@@ -66,7 +74,10 @@ export function addFootnoteRules(service: TurndownService): void {
   service.addRule('footnote', {
     filter: (node) => node.hasAttribute?.(NOTE) ?? false,
     replacement(content, node) {
-      const text = content.trim().replace(/\n{2,}/g, '\n').replace(/\n/g, '\n    ');
+      const text = content
+        .trim()
+        .replace(/\n{2,}/g, '\n')
+        .replace(/\n/g, '\n    ');
       return `\n\n[^${(node as Element).getAttribute(NOTE)}]: ${text}\n\n`;
     },
   });

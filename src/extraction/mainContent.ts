@@ -30,7 +30,8 @@ import {
  *    so the stages compare sizes without re-reading the tree (`textContent` on linkedom is slow).
  * 3. `dropFurniture`: navigation, page headers (not an article's own), footers, asides, forms and
  *    blocks named as share bars, related links, cookie banners, ads or metadata go, unless they
- *    hold a large share of the page (then they are a site's odd wrapper, not furniture). A page's `main` overrides size:
+ * hold a large share of the page (then they are a site's odd wrapper, not furniture). A page's `main`
+ * overrides size:
  *    what wraps it stays, and furniture beside it goes however large (a legal footer, a cookie
  *    dialog), save blocks only named like boilerplate. Landmarks are noted on the way.
  * 4. `dropComments`: reader comments go when the page's own text stands without them, or
@@ -66,7 +67,24 @@ import {
  */
 
 /** Blocks that are content themselves: `descend` stops above them. */
-const TEXT_BLOCKS = new Set(['P', 'PRE', 'UL', 'OL', 'DL', 'TABLE', 'BLOCKQUOTE', 'FIGURE', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'LI', 'TD']);
+const TEXT_BLOCKS = new Set([
+  'P',
+  'PRE',
+  'UL',
+  'OL',
+  'DL',
+  'TABLE',
+  'BLOCKQUOTE',
+  'FIGURE',
+  'H1',
+  'H2',
+  'H3',
+  'H4',
+  'H5',
+  'H6',
+  'LI',
+  'TD',
+]);
 
 /** The first non-empty h1: the page's title as the page shows it. */
 function titleHeading(body: Element): Element | undefined {
@@ -148,7 +166,9 @@ function contentRoot(
   const articles = attached(landmarks.articles).filter(ownsGrid);
   // The article that holds the headline (and no other article) is the page's, though related
   // posts set as articles after it may hold more text than a short post.
-  const titled = title ? articles.filter((el) => el.contains(title) && !articles.some((other) => other !== el && el.contains(other))) : [];
+  const titled = title
+    ? articles.filter((el) => el.contains(title) && !articles.some((other) => other !== el && el.contains(other)))
+    : [];
   if (titled.length === 1 && contentOf(measures, titled[0]!) >= TITLED_ARTICLE_SHARE * total) return titled[0]!;
   // One article among several is the page's; many of like size are posts or listed items.
   const article = largest(measures, articles);
@@ -163,7 +183,13 @@ function hasLikeSibling(el: Element, measures: Measures): boolean {
   const cls = el.getAttribute('class');
   if (!cls) return false;
   for (const sibling of [el.previousElementSibling, el.nextElementSibling]) {
-    if (sibling && sibling.tagName === el.tagName && sibling.getAttribute('class') === cls && (measures.get(sibling)?.content ?? 0) > 0) return true;
+    if (
+      sibling &&
+      sibling.tagName === el.tagName &&
+      sibling.getAttribute('class') === cls &&
+      (measures.get(sibling)?.content ?? 0) > 0
+    )
+      return true;
   }
   return false;
 }
@@ -243,12 +269,7 @@ function wordShare(text: string, within: string): number {
  * shops render it only from their scripts' data, and the region chosen may miss it: it is the
  * product's own text, so it goes after the title.
  */
-function addDescription(
-  result: Element,
-  root: Element,
-  title: Element | undefined,
-  description: string,
-): void {
+function addDescription(result: Element, root: Element, title: Element | undefined, description: string): void {
   if (wordShare(description, result.textContent ?? '') >= DESCRIPTION_PRESENT_SHARE) return;
   const paragraph = result.ownerDocument.createElement('p');
   paragraph.textContent = description;

@@ -55,10 +55,12 @@ function converter(): TurndownService {
 }
 
 export function toMarkdown(root: Node): string {
-  return converter()
-    .turndown(root as unknown as TurndownService.Node)
-    // A lone trailing space is left over from removed inline elements; two are a hard break.
-    .replace(/(?<! ) $/gm, '')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
+  return (
+    converter()
+      .turndown(root as unknown as TurndownService.Node)
+      // A lone trailing space is left over from removed inline elements; two are a hard break.
+      .replace(/(?<! ) $/gm, '')
+      .replace(/\n{3,}/g, '\n\n')
+      .trim()
+  );
 }

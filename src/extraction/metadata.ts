@@ -60,7 +60,11 @@ function metadataElements(doc: Document): MetadataElements {
       const itemtype = child.getAttribute('itemtype');
       if (itemtype !== null) found.itemtypes.push(itemtype);
       if (ADD_TO_CART.test(controlNames(child))) found.cartControls++;
-      if (!found.author && (child.getAttribute('rel') === 'author' || (inAuthor && child.getAttribute('itemprop') === 'name'))) found.author = child;
+      if (
+        !found.author &&
+        (child.getAttribute('rel') === 'author' || (inAuthor && child.getAttribute('itemprop') === 'name'))
+      )
+        found.author = child;
       walk(child, inAuthor || child.getAttribute('itemprop') === 'author');
     }
   };
@@ -236,26 +240,32 @@ export function extractMetadata(doc: Document, pageUrl: string): { metadata: Pag
   return { metadata, signs };
 }
 
-function metadataOf(
-  doc: Document,
-  elements: MetadataElements,
-  jsonLd: unknown[],
-  pageUrl: string,
-): PageMetadata {
+function metadataOf(doc: Document, elements: MetadataElements, jsonLd: unknown[], pageUrl: string): PageMetadata {
   const base = documentBase(doc, pageUrl);
   const ld = jsonLdHints(jsonLd);
   const meta = metaValues(elements.metas);
   const canonical =
-    elements.links.find((link) => link.hasAttribute('href') && (link.getAttribute('rel') ?? '').toLowerCase().split(/\s+/).includes('canonical'))?.getAttribute('href') ?? undefined;
+    elements.links
+      .find(
+        (link) =>
+          link.hasAttribute('href') &&
+          (link.getAttribute('rel') ?? '').toLowerCase().split(/\s+/).includes('canonical'),
+      )
+      ?.getAttribute('href') ?? undefined;
   const metadata: PageMetadata = {
     title: metaContent(meta, ['og:title', 'twitter:title']) ?? clean(elements.title?.textContent) ?? ld.headline,
-    description: metaContent(meta, ['og:description', 'twitter:description', 'description', 'dc.description']) ?? ld.description,
+    description:
+      metaContent(meta, ['og:description', 'twitter:description', 'description', 'dc.description']) ?? ld.description,
     author:
       metaContent(meta, ['author', 'article:author', 'dc.creator', 'parsely-author', 'sailthru.author', 'byl']) ??
       ld.author ??
       clean(elements.author?.textContent),
     publisher: metaContent(meta, ['og:publisher', 'article:publisher', 'publisher', 'dc.publisher']) ?? ld.publisher,
-    image: absolute(metaContent(meta, ['og:image', 'og:image:url', 'og:image:secure_url', 'twitter:image', 'twitter:image:src']) ?? ld.image, base),
+    image: absolute(
+      metaContent(meta, ['og:image', 'og:image:url', 'og:image:secure_url', 'twitter:image', 'twitter:image:src']) ??
+        ld.image,
+      base,
+    ),
     site_name: metaContent(meta, ['og:site_name', 'application-name', 'apple-mobile-web-app-title']),
     url: absolute(metaContent(meta, ['og:url']) ?? canonical, base),
     type: metaContent(meta, ['og:type']),
@@ -303,11 +313,7 @@ function jsonLdProducts(blocks: unknown[]): Record<string, unknown>[] {
  * it has a few add-to-cart controls (the button, its form, a sticky copy), where a listing has one
  * on every item. Read before scripts and controls are removed.
  */
-function describesProduct(
-  elements: MetadataElements,
-  products: unknown[],
-  metadata: PageMetadata,
-): boolean {
+function describesProduct(elements: MetadataElements, products: unknown[], metadata: PageMetadata): boolean {
   if (metadata.type && /^(og:)?product\b/i.test(metadata.type)) return true;
   if (products.length > 0) return products.length === 1;
   const items = elements.itemtypes.filter((itemtype) => isProductType(itemtype)).length;
@@ -333,7 +339,10 @@ function plainText(doc: Document, value: unknown): string | undefined {
 
 /** Whether the page declares itself a discussion (a forum thread, a question and its answers) in schema.org terms. */
 function isDiscussion(elements: MetadataElements): boolean {
-  return elements.itemtypes.some((itemtype) => DISCUSSION_ITEMTYPE.test(itemtype)) || elements.jsonLd.some((script) => DISCUSSION_JSON_LD.test(script.textContent ?? ''));
+  return (
+    elements.itemtypes.some((itemtype) => DISCUSSION_ITEMTYPE.test(itemtype)) ||
+    elements.jsonLd.some((script) => DISCUSSION_JSON_LD.test(script.textContent ?? ''))
+  );
 }
 
 /** Whether the page declares itself an article or a post, in Open Graph or schema.org terms. */

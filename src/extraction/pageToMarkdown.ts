@@ -28,7 +28,10 @@ function htmlToMarkdown(page: PageBody, scope: ContentScope): { markdown: string
   removeInvisible(document);
   markFootnotes(document);
   resolveUrls(document, documentBase(document, page.finalUrl));
-  const root = (scope === 'main' ? mainContent(document, { ...signs, url: page.finalUrl }) : undefined) ?? document.body ?? document.documentElement;
+  const root =
+    (scope === 'main' ? mainContent(document, { ...signs, url: page.finalUrl }) : undefined) ??
+    document.body ??
+    document.documentElement;
   if (!root) throw new ServiceError('conversion_failed', 'page has no document element');
   dropOrphanReferences(root as Element);
   if (scope === 'main' && metadata.title) dropTitleHeading(root as Element, metadata.title);
@@ -43,11 +46,15 @@ function looksLikeHtml(page: PageBody): boolean {
 }
 
 /** Any page this service understands (PDF, HTML, plain text) as Markdown and metadata. */
-export async function pageToMarkdown(page: PageBody, scope: ContentScope): Promise<{ markdown: string; metadata: PageMetadata }> {
+export async function pageToMarkdown(
+  page: PageBody,
+  scope: ContentScope,
+): Promise<{ markdown: string; metadata: PageMetadata }> {
   try {
     if (isPdf(page.body, page.contentType)) return await pdfToMarkdown(page.body);
     if (looksLikeHtml(page)) return htmlToMarkdown(page, scope);
-    if (/^text\/plain\b/i.test(page.contentType)) return { markdown: decodeHtml(page.body, page.contentType), metadata: {} };
+    if (/^text\/plain\b/i.test(page.contentType))
+      return { markdown: decodeHtml(page.body, page.contentType), metadata: {} };
   } catch (err) {
     if (err instanceof ServiceError) throw err;
     throw new ServiceError('conversion_failed', err instanceof Error ? err.message : String(err));

@@ -12,7 +12,10 @@ const STRAY_CDATA = /(<script\b[\s\S]*?<\/script\s*>|<style\b[\s\S]*?<\/style\s*
 /** What a browser keeps in `<head>`; any other element there opens the body. */
 const HEAD_CONTENT = new Set(['META', 'LINK', 'TITLE', 'SCRIPT', 'STYLE', 'BASE', 'NOSCRIPT', 'TEMPLATE']);
 
-/** Moves `node` into `body` before `before` (or at the end), unwrapping a nested `<html>` or `<body>` as browsers merge them. */
+/**
+ * Moves `node` into `body` before `before` (or at the end), unwrapping a nested `<html>` or `<body>`
+ * as browsers merge them.
+ */
 function moveIntoBody(node: ChildNode, body: HTMLElement, before: ChildNode | null): void {
   const el = node as Element;
   if (node.nodeType === 1 && el.tagName === 'HEAD') {
@@ -46,17 +49,20 @@ function normaliseTree(document: Document): void {
     outside = Array.from(document.childNodes);
   }
   // An `<html>` inside `<html>` is merged into it.
-  for (const nested of Array.from(html.children)) if (nested.tagName === 'HTML') nested.replaceWith(...Array.from(nested.childNodes));
+  for (const nested of Array.from(html.children))
+    if (nested.tagName === 'HTML') nested.replaceWith(...Array.from(nested.childNodes));
   const body = Array.from(html.children).find((el): el is HTMLElement => el.tagName === 'BODY');
   if (!body) return;
   const head = Array.from(html.children).find((el) => el.tagName === 'HEAD');
   const beforeRoot = outside.slice(0, outside.indexOf(html));
   for (const node of beforeRoot) {
-    if (node.nodeType === 1 && HEAD_CONTENT.has((node as Element).tagName)) (head ?? html).insertBefore(node, (head ?? html).firstChild);
+    if (node.nodeType === 1 && HEAD_CONTENT.has((node as Element).tagName))
+      (head ?? html).insertBefore(node, (head ?? html).firstChild);
   }
   if (head) {
     let opener: ChildNode | null = head.firstChild;
-    while (opener && !(opener.nodeType === 1 && !HEAD_CONTENT.has((opener as Element).tagName))) opener = opener.nextSibling;
+    while (opener && !(opener.nodeType === 1 && !HEAD_CONTENT.has((opener as Element).tagName)))
+      opener = opener.nextSibling;
     const first = body.firstChild;
     while (opener) {
       const next: ChildNode | null = opener.nextSibling;
@@ -64,7 +70,8 @@ function normaliseTree(document: Document): void {
       opener = next;
     }
   }
-  const isContent = (node: ChildNode) => node.nodeType === 1 || (node.nodeType === 3 && (node as Text).data.trim() !== '');
+  const isContent = (node: ChildNode) =>
+    node.nodeType === 1 || (node.nodeType === 3 && (node as Text).data.trim() !== '');
   const stray = [...beforeRoot.filter((node) => node.parentNode === document), ...Array.from(html.childNodes)];
   let beforeBody = true;
   for (const node of stray) {
@@ -87,7 +94,8 @@ const STREAMED_SEGMENT = /<div hidden id="S:/;
  */
 function placeStreamedSegments(document: Document): void {
   const places = new Map<string, Element>();
-  for (const template of Array.from(document.getElementsByTagName('template'))) if (/^[BP]:/.test(template.id)) places.set(template.id, template);
+  for (const template of Array.from(document.getElementsByTagName('template')))
+    if (/^[BP]:/.test(template.id)) places.set(template.id, template);
   for (const segment of Array.from(document.querySelectorAll('div[hidden][id^="S:"]'))) {
     const key = segment.id.slice(2);
     const boundary = places.get(`B:${key}`);
@@ -102,7 +110,7 @@ function placeStreamedSegments(document: Document): void {
 /** Removes a Suspense boundary's fallback: what follows its template up to the boundary's closing comment. */
 function dropFallback(template: Element): void {
   let depth = 0;
-  for (let node = template.nextSibling; node; ) {
+  for (let node = template.nextSibling; node;) {
     const next = node.nextSibling;
     if (node.nodeType === 8) {
       const data = (node as Comment).data;
@@ -118,7 +126,9 @@ function dropFallback(template: Element): void {
 
 /** Parses a page as a browser would see its structure; a page too deep or too big to parse is refused. */
 export function parseDocument(html: string): Document {
-  const source = html.includes('<![CDATA[') ? html.replace(STRAY_CDATA, (_match, raw: string | undefined) => raw ?? '') : html;
+  const source = html.includes('<![CDATA[')
+    ? html.replace(STRAY_CDATA, (_match, raw: string | undefined) => raw ?? '')
+    : html;
   checkStructure(source);
   const { document } = parseHTML(source);
   normaliseTree(document);

@@ -107,11 +107,18 @@ function pageMarkdown(lines: Line[], bodySize: number): string {
     const numbered = NUMBERED.exec(line.text);
     if (bullet || numbered) {
       flush();
-      blocks.push(bullet ? `- ${line.text.slice(bullet[0].length)}` : `${numbered![1]}. ${line.text.slice(numbered![0].length)}`);
+      blocks.push(
+        bullet ? `- ${line.text.slice(bullet[0].length)}` : `${numbered![1]}. ${line.text.slice(numbered![0].length)}`,
+      );
       return;
     }
     const lastBlock = blocks[blocks.length - 1];
-    const continuesItem = paragraph.length === 0 && lastBlock && /^(- |\d+\. )/.test(lastBlock) && gap > 0 && gap < line.size * PARAGRAPH_GAP;
+    const continuesItem =
+      paragraph.length === 0 &&
+      lastBlock &&
+      /^(- |\d+\. )/.test(lastBlock) &&
+      gap > 0 &&
+      gap < line.size * PARAGRAPH_GAP;
     if (continuesItem) {
       blocks[blocks.length - 1] = `${lastBlock} ${line.text}`;
       return;
@@ -122,12 +129,20 @@ function pageMarkdown(lines: Line[], bodySize: number): string {
   flush();
   const isItem = (block: string | undefined) => block !== undefined && /^(- |\d+\. )/.test(block);
   // Items of one list sit on consecutive lines, or Markdown would make a loose list of them.
-  return blocks.map((block, i) => (i === 0 ? '' : isItem(block) && isItem(blocks[i - 1]) ? '\n' : '\n\n') + block).join('');
+  return blocks
+    .map((block, i) => (i === 0 ? '' : isItem(block) && isItem(blocks[i - 1]) ? '\n' : '\n\n') + block)
+    .join('');
 }
 
 export async function pdfToMarkdown(body: Uint8Array): Promise<{ markdown: string; metadata: PageMetadata }> {
   const { getDocument } = loadPdfjs();
-  const doc = await getDocument({ data: new Uint8Array(body), isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
+  const doc = await getDocument({
+    data: new Uint8Array(body),
+    isEvalSupported: false,
+    disableFontFace: true,
+    useSystemFonts: false,
+    verbosity: 0,
+  }).promise;
   try {
     const pages: Line[][] = [];
     for (let n = 1; n <= doc.numPages; n++) {

@@ -12,7 +12,13 @@ const NEVER_CONTENT = new Set(['script', 'style', 'noscript', 'template', 'link'
 function hiddenByMarkup(el: Element): boolean {
   if (el.hasAttribute('hidden') || el.getAttribute('aria-hidden') === 'true') return true;
   const style = el.getAttribute('style')?.toLowerCase();
-  return style !== undefined && (style.includes('display:none') || style.includes('display: none') || style.includes('visibility:hidden') || style.includes('visibility: hidden'));
+  return (
+    style !== undefined &&
+    (style.includes('display:none') ||
+      style.includes('display: none') ||
+      style.includes('visibility:hidden') ||
+      style.includes('visibility: hidden'))
+  );
 }
 
 /** Attributes that hold the real image where `src` is a lazy-loading placeholder. */
@@ -36,7 +42,10 @@ const CONTENT_LANDMARKS = 'main, [role="main"], article';
  */
 const HIDDEN_LANDMARK_SHARE = 0.8;
 
-/** A `<noscript>` in the body with this much text is the page's script-free view (forum software serves its posts so), not a notice. */
+/**
+ * A `<noscript>` in the body with this much text is the page's script-free view (forum software serves
+ * its posts so), not a notice.
+ */
 const NOSCRIPT_PAGE_CHARS = 500;
 
 /**
@@ -58,11 +67,16 @@ export function removeInvisible(root: ParentNode): void {
   const hidden: Element[] = [];
   const collapsed = new Set<string>();
   const walk = (el: Element, inBody: boolean): void => {
-    for (let child = el.firstElementChild; child; ) {
+    for (let child = el.firstElementChild; child;) {
       const next = child.nextElementSibling;
       const name = child.localName;
       noteCollapsedPanels(child, collapsed);
-      if (name === 'noscript' && inBody && child.querySelector('p, div, article') && (child.textContent ?? '').length >= NOSCRIPT_PAGE_CHARS) {
+      if (
+        name === 'noscript' &&
+        inBody &&
+        child.querySelector('p, div, article') &&
+        (child.textContent ?? '').length >= NOSCRIPT_PAGE_CHARS
+      ) {
         const first = child.firstElementChild;
         child.replaceWith(...Array.from(child.childNodes));
         // Its content is now where it stood: walk it from there.
@@ -145,7 +159,9 @@ function hiddenContent(root: ParentNode, hidden: Element[], sizes: number[]): Se
     if (holders.length === 0) allHidden = false;
     for (const el of holders) around.add(el);
     if (holders.length > 0) continue;
-    const inside = hidden.map((el, i) => (sizes[i]! >= HIDDEN_PAGE_MIN_CHARS && landmark.contains(el) ? i : -1)).filter((i) => i >= 0);
+    const inside = hidden
+      .map((el, i) => (sizes[i]! >= HIDDEN_PAGE_MIN_CHARS && landmark.contains(el) ? i : -1))
+      .filter((i) => i >= 0);
     if (inside.length === 0) continue;
     const landmarkChars = textLength(landmark);
     for (const i of inside) if (sizes[i]! >= HIDDEN_LANDMARK_SHARE * landmarkChars) found.add(hidden[i]!);
@@ -154,7 +170,10 @@ function hiddenContent(root: ParentNode, hidden: Element[], sizes: number[]): Se
   return found;
 }
 
-/** Characters of text under `node`, whitespace included; a walk, since linkedom's textContent builds the whole string. */
+/**
+ * Characters of text under `node`, whitespace included; a walk, since linkedom's textContent builds
+ * the whole string.
+ */
 function textLength(node: ParentNode): number {
   let chars = 0;
   for (let child = (node as Node).firstChild; child; child = child.nextSibling) {
@@ -201,7 +220,9 @@ function bestFromSrcset(srcset: string): string | undefined {
 }
 
 function isPlaceholder(src: string | null): boolean {
-  return !src || src.startsWith('data:') || /(^|\/)(blank|spacer|pixel|placeholder|lazy)[^/]*\.(gif|png|svg)/i.test(src);
+  return (
+    !src || src.startsWith('data:') || /(^|\/)(blank|spacer|pixel|placeholder|lazy)[^/]*\.(gif|png|svg)/i.test(src)
+  );
 }
 
 /** Resolves lazy images and makes every link and image URL absolute; drops dead links. */
@@ -211,13 +232,15 @@ export function resolveUrls(root: Document | Element, base: string): void {
   for (const img of Array.from(root.getElementsByTagName('img'))) {
     let src = img.getAttribute('src');
     if (isPlaceholder(src)) {
-      const lazy = LAZY_SRC_ATTRS.map((attr) => img.getAttribute(attr)).find((value) => value && !value.startsWith('data:'));
+      const lazy = LAZY_SRC_ATTRS.map((attr) => img.getAttribute(attr)).find(
+        (value) => value && !value.startsWith('data:'),
+      );
       const fromSet = LAZY_SRCSET_ATTRS.map((attr) => img.getAttribute(attr)).find(Boolean);
-      src = lazy ?? (fromSet ? bestFromSrcset(fromSet) ?? null : null) ?? src;
+      src = lazy ?? (fromSet ? (bestFromSrcset(fromSet) ?? null) : null) ?? src;
     }
     if (!src || src.startsWith('data:')) {
       const picture = img.closest('picture')?.querySelector('source[srcset]')?.getAttribute('srcset');
-      src = picture ? bestFromSrcset(picture) ?? null : null;
+      src = picture ? (bestFromSrcset(picture) ?? null) : null;
     }
     const resolved = src ? resolve(src) : undefined;
     if (resolved) img.setAttribute('src', resolved);

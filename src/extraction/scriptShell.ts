@@ -12,11 +12,17 @@ const TAGS = /<[^>]*>/g;
 const ENTITIES = /&[#\w]+;/g;
 
 /** Phrases of interstitial pages that check for a real browser before showing the site. */
-const CHALLENGE = /(just a moment\.\.\.|checking your browser|enable javascript and cookies to continue|cf-chl-|challenge-platform|ddos protection by|please turn javascript on|attention required!)/i;
+const CHALLENGE =
+  /(just a moment\.\.\.|checking your browser|enable javascript and cookies to continue|cf-chl-|challenge-platform|ddos protection by|please turn javascript on|attention required!)/i;
 
 export function needsBrowser(html: string): boolean {
   if (CHALLENGE.test(html.slice(0, 20_000))) return true;
   if (!/<script\b/i.test(html)) return false;
-  const visible = html.replace(INVISIBLE_BLOCKS, ' ').replace(TAGS, ' ').replace(ENTITIES, ' ').replace(/\s+/g, ' ').trim();
+  const visible = html
+    .replace(INVISIBLE_BLOCKS, ' ')
+    .replace(TAGS, ' ')
+    .replace(ENTITIES, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return visible.length < MIN_VISIBLE_TEXT;
 }

@@ -9,7 +9,10 @@ const HEADING = /^H[12]$/;
 const MIN_TITLE_CHARS = 8;
 
 function normalized(text: string): string {
-  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 }
 
 /** The first element under `root` with any text: what the content opens with. */
@@ -31,5 +34,10 @@ export function dropTitleHeading(root: Element, pageTitle: string): void {
   if (!heading || !HEADING.test(heading.tagName)) return;
   const text = normalized(heading.textContent ?? '');
   const title = normalized(pageTitle);
-  if (text.length >= MIN_TITLE_CHARS && title.length >= MIN_TITLE_CHARS && (title.includes(text) || text.includes(title))) heading.remove();
+  if (
+    text.length >= MIN_TITLE_CHARS &&
+    title.length >= MIN_TITLE_CHARS &&
+    (title.includes(text) || text.includes(title))
+  )
+    heading.remove();
 }

@@ -1,1 +1,7 @@
-declare module '@joplin/turndown-plugin-gfm' { import type TurndownService from 'turndown'; export const gfm: TurndownService.Plugin; export const tables: TurndownService.Plugin; export const strikethrough: TurndownService.Plugin; export const taskListItems: TurndownService.Plugin; }
+declare module '@joplin/turndown-plugin-gfm' {
+  import type TurndownService from 'turndown';
+  export const gfm: TurndownService.Plugin;
+  export const tables: TurndownService.Plugin;
+  export const strikethrough: TurndownService.Plugin;
+  export const taskListItems: TurndownService.Plugin;
+}

@@ -20,7 +20,10 @@ export interface TokenUsage {
 }
 
 /** What shape the answer must take: free text, any JSON object, or JSON matching a schema. */
-export type AnswerFormat = { type: 'text' } | { type: 'json' } | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict: boolean };
+export type AnswerFormat =
+  | { type: 'text' }
+  | { type: 'json' }
+  | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict: boolean };
 
 export interface ChatRequest {
   task: ModelTask;
@@ -34,7 +37,6 @@ export interface ChatAnswer {
   usage: TokenUsage;
   model: string;
 }
-
 
 function retryAfterMs(headers: Headers | undefined): number | undefined {
   const value = headers?.get('retry-after-ms') ?? undefined;
@@ -50,7 +52,11 @@ function classify(err: unknown): Error {
   if (err instanceof APIConnectionError) return new ModelError(`model unreachable: ${err.message}`, true);
   if (err instanceof APIError) {
     const retryable = err.status !== undefined && TRANSIENT_STATUSES.has(err.status);
-    return new ModelError(`model answered HTTP ${err.status}: ${err.message}`, retryable, retryable ? retryAfterMs(err.headers) : undefined);
+    return new ModelError(
+      `model answered HTTP ${err.status}: ${err.message}`,
+      retryable,
+      retryable ? retryAfterMs(err.headers) : undefined,
+    );
   }
   return err instanceof Error ? err : new Error(String(err));
 }
@@ -88,10 +94,14 @@ export class ModelClient {
   async chat(request: ChatRequest): Promise<ChatAnswer> {
     const model = this.modelFor(request.task);
     const ask = (format: AnswerFormat) =>
-      this.client.chat.completions.create({ model, messages: request.messages, response_format: responseFormat(format), temperature: 0 }, { signal: request.signal });
+      this.client.chat.completions.create(
+        { model, messages: request.messages, response_format: responseFormat(format), temperature: 0 },
+        { signal: request.signal },
+      );
     let completion: OpenAI.Chat.ChatCompletion;
     try {
-      const format: AnswerFormat = request.format.type === 'json_schema' && this.jsonModeOnly.has(model) ? { type: 'json' } : request.format;
+      const format: AnswerFormat =
+        request.format.type === 'json_schema' && this.jsonModeOnly.has(model) ? { type: 'json' } : request.format;
       try {
         completion = await ask(format);
       } catch (err) {

@@ -66,13 +66,20 @@ export class AddressPolicy {
 
   /** Throws internal_address when the URL's host, as written, is internal. No DNS. */
   checkHostLiteral(url: URL): void {
-    const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+    const host = url.hostname
+      .toLowerCase()
+      .replace(/^\[|\]$/g, '')
+      .replace(/\.$/, '');
     if (this.allowedNames.has(host)) return;
     if (ipaddr.isValid(host)) {
       if (!this.isAllowedAddress(host)) throw new ServiceError('internal_address', `address ${host} is internal`);
       return;
     }
-    if (INTERNAL_NAMES.has(host) || INTERNAL_NAME_SUFFIXES.some((suffix) => host.endsWith(suffix)) || !host.includes('.')) {
+    if (
+      INTERNAL_NAMES.has(host) ||
+      INTERNAL_NAME_SUFFIXES.some((suffix) => host.endsWith(suffix)) ||
+      !host.includes('.')
+    ) {
       throw new ServiceError('internal_address', `host ${host} is internal`);
     }
   }

@@ -33,7 +33,11 @@ type UndiciResponse = Awaited<ReturnType<typeof fetch>>;
 
 const BLOCKED_CODE = 'E_INTERNAL_ADDRESS';
 
-export type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+export type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
 
 /**
  * A `dns.lookup` replacement that refuses internal addresses. Used wherever a connection is
@@ -43,7 +47,9 @@ export function guardedLookup(policy: AddressPolicy) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, []);
-      const blocked = policy.isAllowedName(hostname) ? undefined : addresses.find((a) => !policy.isAllowedAddress(a.address));
+      const blocked = policy.isAllowedName(hostname)
+        ? undefined
+        : addresses.find((a) => !policy.isAllowedAddress(a.address));
       if (blocked) {
         const error: NodeJS.ErrnoException = new Error(`${hostname} resolves to internal address ${blocked.address}`);
         error.code = BLOCKED_CODE;

@@ -49,7 +49,12 @@ export function spawnChild(name: string, command: string, args: string[], option
  * Polls until `ready` resolves true, the child exits, or time runs out; a child that never got
  * ready is stopped, so a failed start leaves no process behind.
  */
-export async function waitUntil(what: string, child: Child, ready: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+export async function waitUntil(
+  what: string,
+  child: Child,
+  ready: () => Promise<boolean>,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let exited = false;
   void child.exited.then(() => (exited = true));

@@ -19,7 +19,12 @@ export interface RestartPolicy {
  * A child that keeps crashing gets about a minute of restarts (0.5, 1, 2, 4, 8, 16 and 30 s
  * apart) before it is given up: long enough to outlast a dev server that is slow to come back.
  */
-export const DEFAULT_RESTART_POLICY: RestartPolicy = { firstDelayMs: 500, maxDelayMs: 30_000, stableAfterMs: 60_000, maxQuickCrashes: 8 };
+export const DEFAULT_RESTART_POLICY: RestartPolicy = {
+  firstDelayMs: 500,
+  maxDelayMs: 30_000,
+  stableAfterMs: 60_000,
+  maxQuickCrashes: 8,
+};
 
 /** The pause before restarting a child that has crashed `crashesInARow` times (1 for the first). */
 export function restartDelay(policy: RestartPolicy, crashesInARow: number): number {
@@ -80,7 +85,14 @@ export class Supervisor {
   async stop(): Promise<void> {
     this.stopping.abort();
     for (const entry of [...this.supervised].reverse()) await entry.child?.stop();
-    await Promise.all([...this.starting].map((starting) => starting.then((child) => child.stop(), () => undefined)));
+    await Promise.all(
+      [...this.starting].map((starting) =>
+        starting.then(
+          (child) => child.stop(),
+          () => undefined,
+        ),
+      ),
+    );
     await Promise.all(this.supervised.map((entry) => entry.watching));
   }
 

@@ -15,7 +15,8 @@ export const TEMPORAL_CLI_VERSION = '1.5.1';
  * TEMPORAL_CLI_CACHE overrides it; otherwise XDG_CACHE_HOME or ~/.cache.
  */
 export function cliCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.TEMPORAL_CLI_CACHE ?? path.join(env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'webloom', 'temporal');
+  const base =
+    env.TEMPORAL_CLI_CACHE ?? path.join(env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'webloom', 'temporal');
   return path.join(base, `v${TEMPORAL_CLI_VERSION}`);
 }
 
@@ -49,7 +50,8 @@ async function goInstall(cacheDir: string, log: (line: string) => void): Promise
 async function download(cacheDir: string, log: (line: string) => void): Promise<void> {
   const arch = { x64: 'amd64', arm64: 'arm64' }[os.arch() as string];
   const platform = { linux: 'linux', darwin: 'darwin' }[os.platform() as string];
-  if (!arch || !platform) throw new Error(`no Temporal CLI release for ${os.platform()}/${os.arch()}; set TEMPORAL_CLI_PATH`);
+  if (!arch || !platform)
+    throw new Error(`no Temporal CLI release for ${os.platform()}/${os.arch()}; set TEMPORAL_CLI_PATH`);
   const url = `https://temporal.download/cli/archive/v${TEMPORAL_CLI_VERSION}?platform=${platform}&arch=${arch}`;
   log(`downloading Temporal CLI v${TEMPORAL_CLI_VERSION}`);
   const response = await fetch(url);

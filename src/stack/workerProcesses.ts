@@ -23,10 +23,17 @@ export interface WorkerProcess {
 }
 
 /** The worker processes of the embedded stack, each running `mainJs` with its roles. */
-export function workerProcesses(mainJs: string, modelConfigured: boolean, options: (roles: string) => SpawnOptions): WorkerProcess[] {
+export function workerProcesses(
+  mainJs: string,
+  modelConfigured: boolean,
+  options: (roles: string) => SpawnOptions,
+): WorkerProcess[] {
   return workerProcessRoles(modelConfigured).map((roles) => {
     const name = `worker ${roles}`;
     const spawnOptions = options(roles);
-    return { name, spawn: () => spawnChild(name, process.execPath, [...WORKER_NODE_FLAGS, mainJs, roles], spawnOptions) };
+    return {
+      name,
+      spawn: () => spawnChild(name, process.execPath, [...WORKER_NODE_FLAGS, mainJs, roles], spawnOptions),
+    };
   });
 }

@@ -14,7 +14,11 @@ export function splitIntoChunks(text: string, maxTokens: number): string[] {
   const limit = maxTokens * CHARS_PER_TOKEN;
   const pieces = text
     .split(/\n{2,}/)
-    .flatMap((block) => (block.length <= limit ? [block] : Array.from({ length: Math.ceil(block.length / limit) }, (_, i) => block.slice(i * limit, (i + 1) * limit))));
+    .flatMap((block) =>
+      block.length <= limit
+        ? [block]
+        : Array.from({ length: Math.ceil(block.length / limit) }, (_, i) => block.slice(i * limit, (i + 1) * limit)),
+    );
   const chunks: string[] = [];
   let current = '';
   for (const piece of pieces) {

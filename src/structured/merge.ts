@@ -7,18 +7,30 @@
 function filledCount(value: unknown): number {
   if (value === null || value === undefined || value === '') return 0;
   if (Array.isArray(value)) return value.reduce((n: number, item) => n + filledCount(item), 0);
-  if (typeof value === 'object') return Object.values(value as object).reduce((n: number, item) => n + filledCount(item), 0);
+  if (typeof value === 'object')
+    return Object.values(value as object).reduce((n: number, item) => n + filledCount(item), 0);
   return 1;
 }
 
 function mergeTwo(primary: unknown, secondary: unknown): unknown {
   if (Array.isArray(primary) && Array.isArray(secondary)) {
     const seen = new Set(primary.map((item) => JSON.stringify(item)));
-    return [...primary, ...secondary.filter((item) => !seen.has(JSON.stringify(item)) && seen.add(JSON.stringify(item)))];
+    return [
+      ...primary,
+      ...secondary.filter((item) => !seen.has(JSON.stringify(item)) && seen.add(JSON.stringify(item))),
+    ];
   }
-  if (primary && secondary && typeof primary === 'object' && typeof secondary === 'object' && !Array.isArray(primary) && !Array.isArray(secondary)) {
+  if (
+    primary &&
+    secondary &&
+    typeof primary === 'object' &&
+    typeof secondary === 'object' &&
+    !Array.isArray(primary) &&
+    !Array.isArray(secondary)
+  ) {
     const merged: Record<string, unknown> = { ...(secondary as Record<string, unknown>) };
-    for (const [key, value] of Object.entries(primary as Record<string, unknown>)) merged[key] = key in merged ? mergeTwo(value, merged[key]) : value;
+    for (const [key, value] of Object.entries(primary as Record<string, unknown>))
+      merged[key] = key in merged ? mergeTwo(value, merged[key]) : value;
     return merged;
   }
   return primary === null || primary === undefined || primary === '' ? secondary : primary;

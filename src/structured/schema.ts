@@ -67,7 +67,12 @@ export function compileSchema(schema: JsonSchema): SchemaCheck {
 }
 
 function describeErrors(errors: ErrorObject[] | null | undefined): string[] {
-  return (errors ?? []).slice(0, 20).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}${e.params && 'additionalProperty' in e.params ? `: ${String(e.params.additionalProperty)}` : ''}`);
+  return (errors ?? [])
+    .slice(0, 20)
+    .map(
+      (e) =>
+        `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}${e.params && 'additionalProperty' in e.params ? `: ${String(e.params.additionalProperty)}` : ''}`,
+    );
 }
 
 /**
@@ -83,7 +88,9 @@ export function strictCompatible(schema: unknown): boolean {
     const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : []);
     if (node.additionalProperties !== false || !properties.every((p) => required.has(p))) return false;
   }
-  return Object.entries(node).every(([key, value]) => key === 'enum' || key === 'const' || key === 'default' || strictCompatible(value));
+  return Object.entries(node).every(
+    ([key, value]) => key === 'enum' || key === 'const' || key === 'default' || strictCompatible(value),
+  );
 }
 
 /** Spec 2.6: a `page_title` or `favicon` property the model left empty is filled from the page. */

@@ -28,7 +28,8 @@ export class SchemaRefused extends Error {
 
 type Node = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Node => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Node =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Keywords whose subschemas apply to the same value as their parent (applicators in place). */
 const IN_PLACE_LISTS = ['allOf', 'anyOf', 'oneOf'];
@@ -39,7 +40,14 @@ const REF_KEYWORDS = ['$ref', '$dynamicRef', '$recursiveRef'];
 /** Keywords whose values are data, not schemas: never read as subschemas. */
 const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples', 'required']);
 /** Keywords whose values map names to subschemas: their keys are names, not keywords. */
-const MAP_KEYWORDS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']);
+const MAP_KEYWORDS = new Set([
+  'properties',
+  'patternProperties',
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+  'dependencies',
+]);
 
 /** The base every relative `$id` and `$ref` of the caller's document resolves against. */
 const DOCUMENT_BASE = 'https://schema.invalid/';
@@ -62,7 +70,8 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
 
 /** Depth and size first: everything after walks the document recursively. */
 function checkShape(schema: unknown): void {
-  if (nestedDeeperThan(schema, MAX_SCHEMA_DEPTH)) throw new SchemaRefused(`the schema is nested deeper than ${MAX_SCHEMA_DEPTH} levels`);
+  if (nestedDeeperThan(schema, MAX_SCHEMA_DEPTH))
+    throw new SchemaRefused(`the schema is nested deeper than ${MAX_SCHEMA_DEPTH} levels`);
   let nodes = 0;
   const stack: unknown[] = [schema];
   while (stack.length > 0) {
@@ -106,7 +115,8 @@ class SchemaIndex {
     this.bases.set(node, base);
     for (const [key, value] of Object.entries(node)) {
       if (DATA_KEYWORDS.has(key)) continue;
-      const children = MAP_KEYWORDS.has(key) && isObject(value) ? Object.values(value) : Array.isArray(value) ? value : [value];
+      const children =
+        MAP_KEYWORDS.has(key) && isObject(value) ? Object.values(value) : Array.isArray(value) ? value : [value];
       for (const child of children) if (isObject(child)) this.visit(child, base);
     }
   }
@@ -135,14 +145,19 @@ class SchemaIndex {
 /** The subschemas that apply to the same value as `node` (its references included). */
 function inPlace(node: Node, index: SchemaIndex): Node[] {
   const found: Node[] = [];
-  for (const key of IN_PLACE_LISTS) if (Array.isArray(node[key])) found.push(...(node[key] as unknown[]).filter(isObject));
+  for (const key of IN_PLACE_LISTS)
+    if (Array.isArray(node[key])) found.push(...(node[key] as unknown[]).filter(isObject));
   for (const key of IN_PLACE_SINGLE) if (isObject(node[key])) found.push(node[key] as Node);
-  for (const key of IN_PLACE_MAPS) if (isObject(node[key])) found.push(...Object.values(node[key] as Node).filter(isObject));
+  for (const key of IN_PLACE_MAPS)
+    if (isObject(node[key])) found.push(...Object.values(node[key] as Node).filter(isObject));
   for (const key of REF_KEYWORDS) {
     const ref = node[key];
     if (typeof ref !== 'string') continue;
     const target = index.resolve(ref, node);
-    if (!target) throw new SchemaRefused(`${key} "${ref.slice(0, 100)}" does not name a part of the schema (only references within it are read)`);
+    if (!target)
+      throw new SchemaRefused(
+        `${key} "${ref.slice(0, 100)}" does not name a part of the schema (only references within it are read)`,
+      );
     found.push(target);
   }
   return found;
@@ -160,13 +175,18 @@ function checkRecursion(root: Node): void {
   const measure = (node: Node): number => {
     const known = weight.get(node);
     if (known !== undefined) return known;
-    if (onPath.has(node)) throw new SchemaRefused('a $ref refers back to itself without descending into the data, so validation would never end');
-    if (onPath.size >= MAX_SCHEMAS_PER_VALUE) throw new SchemaRefused(`one value would be checked against more than ${MAX_SCHEMAS_PER_VALUE} subschemas`);
+    if (onPath.has(node))
+      throw new SchemaRefused(
+        'a $ref refers back to itself without descending into the data, so validation would never end',
+      );
+    if (onPath.size >= MAX_SCHEMAS_PER_VALUE)
+      throw new SchemaRefused(`one value would be checked against more than ${MAX_SCHEMAS_PER_VALUE} subschemas`);
     onPath.add(node);
     let total = 1;
     for (const next of inPlace(node, index)) {
       total += measure(next);
-      if (total > MAX_SCHEMAS_PER_VALUE) throw new SchemaRefused(`one value would be checked against more than ${MAX_SCHEMAS_PER_VALUE} subschemas`);
+      if (total > MAX_SCHEMAS_PER_VALUE)
+        throw new SchemaRefused(`one value would be checked against more than ${MAX_SCHEMAS_PER_VALUE} subschemas`);
     }
     onPath.delete(node);
     weight.set(node, total);

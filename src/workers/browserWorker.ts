@@ -11,7 +11,11 @@ import { createServiceWorker, type RoleWorkers } from './role';
  * The browser tier: one Chromium per process, each page read (converted) in the process that rendered it.
  * Sized by BROWSER_CONCURRENCY.
  */
-export async function createBrowserWorkers(connection: NativeConnection, config: Config, reader: () => ReadingPool): Promise<RoleWorkers> {
+export async function createBrowserWorkers(
+  connection: NativeConnection,
+  config: Config,
+  reader: () => ReadingPool,
+): Promise<RoleWorkers> {
   const pool = new BrowserPool(config.browser);
   const policy = new AddressPolicy(config.allowInternalHosts);
   const proxy = new GuardProxy(policy);

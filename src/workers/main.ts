@@ -14,7 +14,10 @@ import { createWorkflowWorker } from './workflowWorker';
  * Worker process entry point. `WORKER_ROLES` (or the arguments) pick which tiers this process
  * runs, so one machine can run them all and a cluster can scale each tier on its own.
  */
-const ROLES: Record<string, (connection: NativeConnection, config: Config, reader: () => ReadingPool) => Promise<RoleWorkers>> = {
+const ROLES: Record<
+  string,
+  (connection: NativeConnection, config: Config, reader: () => ReadingPool) => Promise<RoleWorkers>
+> = {
   workflow: async (connection, config) => ({ workers: [await createWorkflowWorker(connection, config)] }),
   fetch: createFetchWorkers,
   browser: createBrowserWorkers,
@@ -34,7 +37,11 @@ async function main(): Promise<void> {
     .map((role) => role.trim())
     .filter(Boolean);
   const unknown = requested.filter((role) => !ROLES[role]);
-  if (unknown.length > 0) throw new ConfigError('WORKER_ROLES', `unknown role(s) ${unknown.join(', ')}; known: ${Object.keys(ROLES).join(', ')}`);
+  if (unknown.length > 0)
+    throw new ConfigError(
+      'WORKER_ROLES',
+      `unknown role(s) ${unknown.join(', ')}; known: ${Object.keys(ROLES).join(', ')}`,
+    );
   Runtime.install({ logger: temporalLogger(logger) });
   const connection = await NativeConnection.connect(connectionOptions(config.temporal));
   // One set of conversion threads for the roles that read pages (fetch, browser), made only when one runs here.

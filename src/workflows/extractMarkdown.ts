@@ -5,7 +5,11 @@ import { obtainPage } from './obtainPage';
  * Fetch a URL and turn the page into Markdown. Metadata always comes back apart: the API caches
  * the result and renders front matter per request.
  */
-export async function extractMarkdown({ request, queues, timeouts }: ExtractMarkdownInput): Promise<ExtractMarkdownResult> {
+export async function extractMarkdown({
+  request,
+  queues,
+  timeouts,
+}: ExtractMarkdownInput): Promise<ExtractMarkdownResult> {
   const converted = await obtainPage(request, queues, { as: 'markdown', content: request.content }, timeouts);
   return { url: request.url, ...converted };
 }

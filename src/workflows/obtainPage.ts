@@ -17,7 +17,12 @@ const HEARTBEAT_TIMEOUT: Duration = '10s';
  * The timeouts of runs started before workflows were given theirs in their input; replaying those
  * runs needs the same values.
  */
-export const TIMEOUTS_BEFORE_INPUT: ActivityTimeouts = { fetchMs: 60_000, quickFetchMs: 60_000, renderMs: 90_000, modelMs: 600_000 };
+export const TIMEOUTS_BEFORE_INPUT: ActivityTimeouts = {
+  fetchMs: 60_000,
+  quickFetchMs: 60_000,
+  renderMs: 90_000,
+  modelMs: 600_000,
+};
 
 /**
  * How hard a plain fetch tries, by effort (spec 2.2): `min` asks the server once. The download has
@@ -28,15 +33,24 @@ function fetchOptions(effort: Effort, timeouts: ActivityTimeouts): ActivityOptio
   const heartbeat = { heartbeatTimeout: HEARTBEAT_TIMEOUT };
   // One HTTP attempt: the fetch activity makes `min`'s failures final, so a second attempt only
   // replaces one whose worker was lost mid-fetch.
-  if (effort === 'min') return { ...heartbeat, startToCloseTimeout: timeouts.quickFetchMs, retry: { maximumAttempts: 2 } };
+  if (effort === 'min')
+    return { ...heartbeat, startToCloseTimeout: timeouts.quickFetchMs, retry: { maximumAttempts: 2 } };
   if (effort === 'standard') {
-    return { ...heartbeat, startToCloseTimeout: timeouts.fetchMs, retry: { maximumAttempts: 3, initialInterval: '500ms', backoffCoefficient: 2 } };
+    return {
+      ...heartbeat,
+      startToCloseTimeout: timeouts.fetchMs,
+      retry: { maximumAttempts: 3, initialInterval: '500ms', backoffCoefficient: 2 },
+    };
   }
   return { ...heartbeat, startToCloseTimeout: timeouts.fetchMs, retry: { maximumAttempts: 2 } };
 }
 
 function renderOptions(timeouts: ActivityTimeouts): ActivityOptions {
-  return { startToCloseTimeout: timeouts.renderMs, heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: { maximumAttempts: 2, initialInterval: '1s' } };
+  return {
+    startToCloseTimeout: timeouts.renderMs,
+    heartbeatTimeout: HEARTBEAT_TIMEOUT,
+    retry: { maximumAttempts: 2, initialInterval: '1s' },
+  };
 }
 
 /** Answers that mean "not for plain clients": a browser may get through. */
@@ -63,7 +77,10 @@ export async function obtainPage<R extends PageReading>(
   const { renderPage } = proxyActivities<RenderActivities>({ taskQueue: queues.browser, ...renderOptions(timeouts) });
   const render = async () => (await renderPage(target)).reading;
   if (request.effort === 'max') return render();
-  const { fetchPage } = proxyActivities<FetchActivities>({ taskQueue: queues.fetch, ...fetchOptions(request.effort, timeouts) });
+  const { fetchPage } = proxyActivities<FetchActivities>({
+    taskQueue: queues.fetch,
+    ...fetchOptions(request.effort, timeouts),
+  });
   let page;
   try {
     page = await fetchPage({ ...target, quick: request.effort === 'min' });

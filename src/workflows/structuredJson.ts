@@ -38,9 +38,23 @@ async function structuredJson(task: 'extract' | 'generate', input: StructuredJso
     for (let attempt = 0; attempt <= input.repairAttempts; attempt++) {
       let answer: ModelAnswer;
       try {
-        answer = await model.askModel({ task, url: input.request.url, metadata, content, schema: input.request.json_schema, instructions: input.request.instructions, part, repair });
+        answer = await model.askModel({
+          task,
+          url: input.request.url,
+          metadata,
+          content,
+          schema: input.request.json_schema,
+          instructions: input.request.instructions,
+          part,
+          repair,
+        });
       } catch (err) {
-        if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === MODEL_FAILED) fail(err.cause.message);
+        if (
+          err instanceof ActivityFailure &&
+          err.cause instanceof ApplicationFailure &&
+          err.cause.type === MODEL_FAILED
+        )
+          fail(err.cause.message);
         throw err;
       }
       addUsage(usage, answer);
@@ -55,8 +69,13 @@ async function structuredJson(task: 'extract' | 'generate', input: StructuredJso
     value = await askUntilValid(chunks[0]!);
   } else {
     const answers: unknown[] = [];
-    for (const [index, chunk] of chunks.entries()) answers.push(await askUntilValid(chunk, { index, count: chunks.length }));
-    const checked = await model.validateAnswer({ value: mergeAnswers(answers), schema: input.request.json_schema, metadata });
+    for (const [index, chunk] of chunks.entries())
+      answers.push(await askUntilValid(chunk, { index, count: chunks.length }));
+    const checked = await model.validateAnswer({
+      value: mergeAnswers(answers),
+      schema: input.request.json_schema,
+      metadata,
+    });
     if (checked.errors.length > 0) fail(`the merged answer does not match the schema: ${checked.errors.join('; ')}`);
     value = checked.value;
   }

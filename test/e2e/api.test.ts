@@ -15,7 +15,11 @@ describe('API framework', () => {
   });
 
   it('answers 401 for a malformed Authorization header', async () => {
-    const res = await call('POST', '/extract/markdown', { json: { url: 'https://example.com' }, key: null, headers: { authorization: 'Basic abc' } });
+    const res = await call('POST', '/extract/markdown', {
+      json: { url: 'https://example.com' },
+      key: null,
+      headers: { authorization: 'Basic abc' },
+    });
     expect(res.status).toBe(401);
   });
 
@@ -38,7 +42,9 @@ describe('API framework', () => {
   });
 
   it('answers 413 for a body over the limit', async () => {
-    const res = await call('POST', '/extract/markdown', { raw: JSON.stringify({ url: 'https://example.com', pad: 'x'.repeat(70_000) }) });
+    const res = await call('POST', '/extract/markdown', {
+      raw: JSON.stringify({ url: 'https://example.com', pad: 'x'.repeat(70_000) }),
+    });
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ error: 'request body is too large' });
   });
@@ -51,8 +57,14 @@ describe('API framework', () => {
       [{ url: 'https://example.com', metadata: 'yes' }, 'metadata must be a boolean'],
       [{ url: 'https://example.com', nocache: 1 }, 'nocache must be a boolean'],
       [{ url: 'https://example.com', geo_target: 'US' }, 'geo_target must be an object'],
-      [{ url: 'https://example.com', geo_target: { country: 'USA' } }, 'geo_target.country must be an ISO 3166-1 alpha-2 country code, such as US'],
-      [{ url: 'https://example.com', geo_target: { country: 'QQ' } }, 'geo_target.country must be an ISO 3166-1 alpha-2 country code, such as US'],
+      [
+        { url: 'https://example.com', geo_target: { country: 'USA' } },
+        'geo_target.country must be an ISO 3166-1 alpha-2 country code, such as US',
+      ],
+      [
+        { url: 'https://example.com', geo_target: { country: 'QQ' } },
+        'geo_target.country must be an ISO 3166-1 alpha-2 country code, such as US',
+      ],
     ];
     for (const [body, error] of cases) {
       const res = await post('/extract/markdown', body);
@@ -77,7 +89,10 @@ describe('API framework', () => {
 
 describe('OPTIONS and cross-origin requests', () => {
   const preflight = (path: string, origin: string) =>
-    call('OPTIONS', path, { key: null, headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' } });
+    call('OPTIONS', path, {
+      key: null,
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
+    });
 
   it('answers OPTIONS on a route with 204 and the methods it allows, without a key', async () => {
     const res = await call('OPTIONS', '/extract/markdown', { key: null });
@@ -97,7 +112,10 @@ describe('OPTIONS and cross-origin requests', () => {
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
     expect(res.headers.get('access-control-allow-methods')).toBeNull();
-    const answer = await call('POST', '/extract/markdown', { json: {}, headers: { origin: 'https://elsewhere.example' } });
+    const answer = await call('POST', '/extract/markdown', {
+      json: {},
+      headers: { origin: 'https://elsewhere.example' },
+    });
     expect(answer.status).toBe(400);
     expect(answer.headers.get('access-control-allow-origin')).toBeNull();
   });
@@ -112,8 +130,12 @@ describe('slow clients', () => {
 
   beforeAll(async () => {
     const text = '<p>Worth the wait. The answer came late, but the request had long arrived.</p>'.repeat(20);
-    const slowPage = html(`<html><head><title>Slow</title></head><body><main><h1>Slow</h1>${text}</main></body></html>`);
-    fixtures = await startFixtureServer({ '/slow': (req, res) => setTimeout(() => slowPage(req, res), requestLimit + 1500) });
+    const slowPage = html(
+      `<html><head><title>Slow</title></head><body><main><h1>Slow</h1>${text}</main></body></html>`,
+    );
+    fixtures = await startFixtureServer({
+      '/slow': (req, res) => setTimeout(() => slowPage(req, res), requestLimit + 1500),
+    });
   });
 
   afterAll(async () => {
@@ -138,7 +160,10 @@ describe('slow clients', () => {
   });
 
   it('answers 408 and closes a request whose headers never end', async () => {
-    const exchange = await rawExchange('POST /v1/extract/markdown HTTP/1.1\r\nHost: localhost\r\n', answeredWithin(headersLimit) + 3000);
+    const exchange = await rawExchange(
+      'POST /v1/extract/markdown HTTP/1.1\r\nHost: localhost\r\n',
+      answeredWithin(headersLimit) + 3000,
+    );
     expect(exchange.closed).toBe(true);
     expect(exchange.ms).toBeLessThan(answeredWithin(headersLimit));
     expect(exchange.text).toMatch(/^HTTP\/1\.1 408 /);

@@ -20,7 +20,8 @@ async function startListeners(): Promise<Listeners> {
   let connections = 0;
   const udp4 = dgram.createSocket('udp4');
   const udp6 = dgram.createSocket({ type: 'udp6', ipv6Only: true });
-  for (const socket of [udp4, udp6]) socket.on('message', (msg, from) => datagrams.push(`${msg.length} bytes from ${from.address}`));
+  for (const socket of [udp4, udp6])
+    socket.on('message', (msg, from) => datagrams.push(`${msg.length} bytes from ${from.address}`));
   await new Promise<void>((resolve) => udp4.bind(0, '127.0.0.1', resolve));
   const port = udp4.address().port;
   await new Promise<void>((resolve) => udp6.bind(port, '::1', resolve));
@@ -49,7 +50,9 @@ async function startListeners(): Promise<Listeners> {
 }
 
 /** ICE gathering starts once a local description is set; the data channel gives the offer something to carry. */
-const peerConnectionPage = (iceServers: unknown[]) => `<html><head><title>Call</title></head><body><article><h1>Call</h1>
+const peerConnectionPage = (
+  iceServers: unknown[],
+) => `<html><head><title>Call</title></head><body><article><h1>Call</h1>
 <p>${'A page that opens a peer connection as soon as it loads, aiming its servers at loopback. '.repeat(4)}</p></article>
 <script>
 const pc = new RTCPeerConnection({ iceServers: ${JSON.stringify(iceServers)} });
@@ -67,10 +70,16 @@ beforeAll(async () => {
     '/stun': html(
       peerConnectionPage([
         { urls: [`stun:127.0.0.1:${port}`, `stun:[::1]:${port}`, `stun:stun-probe.example:${port}`] },
-        { urls: [`turn:127.0.0.1:${port}?transport=udp`, `turn:[::1]:${port}?transport=udp`], username: 'u', credential: 'p' },
+        {
+          urls: [`turn:127.0.0.1:${port}?transport=udp`, `turn:[::1]:${port}?transport=udp`],
+          username: 'u',
+          credential: 'p',
+        },
       ]),
     ),
-    '/turn-tcp': html(peerConnectionPage([{ urls: [`turn:127.0.0.1:${port}?transport=tcp`], username: 'u', credential: 'p' }])),
+    '/turn-tcp': html(
+      peerConnectionPage([{ urls: [`turn:127.0.0.1:${port}?transport=tcp`], username: 'u', credential: 'p' }]),
+    ),
     '/webtransport': html(`<html><head><title>Transport</title></head><body><article><h1>Transport</h1>
 <p>${'A page that opens a WebTransport session, which runs over QUIC, to loopback. '.repeat(4)}</p></article>
 <script>new WebTransport('https://127.0.0.1:${port}/').ready.catch(() => undefined);</script></body></html>`),
@@ -88,7 +97,8 @@ afterAll(async () => {
   await listeners.close();
 });
 
-const renderMax = (path: string) => post<{ content: string }>('/extract/markdown', { url: fixtures.url(path), effort: 'max', nocache: true });
+const renderMax = (path: string) =>
+  post<{ content: string }>('/extract/markdown', { url: fixtures.url(path), effort: 'max', nocache: true });
 /** A render closes its context when it answers; stragglers would still arrive in this window. */
 const afterWindow = () => new Promise((resolve) => setTimeout(resolve, 1000));
 

@@ -14,11 +14,15 @@ beforeAll(async () => {
   fixtures = await startFixtureServer({
     '/private': (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
-      res.end('<html><head><title>Private</title></head><body><article><h1>Private</h1><p>A page only its organization has asked for, behind a unique token.</p></article></body></html>');
+      res.end(
+        '<html><head><title>Private</title></head><body><article><h1>Private</h1><p>A page only its organization has asked for, behind a unique token.</p></article></body></html>',
+      );
     },
     '/page': (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
-      res.end(`<html><head><title>Cached v${version}</title></head><body><article><h1>Version ${version}</h1><p>The cached page body, long enough to count as the main content of this page.</p></article></body></html>`);
+      res.end(
+        `<html><head><title>Cached v${version}</title></head><body><article><h1>Version ${version}</h1><p>The cached page body, long enough to count as the main content of this page.</p></article></body></html>`,
+      );
     },
   });
 });
@@ -83,16 +87,29 @@ describe('cache scope', () => {
   });
 
   it('shares entries across organizations with CACHE_SCOPE=global, with no x-cache header', async () => {
-    const env: NodeJS.ProcessEnv = { ...(JSON.parse(process.env.TEST_STACK_ENV ?? '{}') as NodeJS.ProcessEnv), CACHE_SCOPE: 'global', CACHE_TTL_SECONDS: '60' };
+    const env: NodeJS.ProcessEnv = {
+      ...(JSON.parse(process.env.TEST_STACK_ENV ?? '{}') as NodeJS.ProcessEnv),
+      CACHE_SCOPE: 'global',
+      CACHE_TTL_SECONDS: '60',
+    };
     const port = await freePort();
     env.PORT = String(port);
-    const api = spawnChild('api-global-cache', process.execPath, [path.resolve(__dirname, '..', '..', 'dist/src/api/main.js')], { env, onLine: () => undefined });
+    const api = spawnChild(
+      'api-global-cache',
+      process.execPath,
+      [path.resolve(__dirname, '..', '..', 'dist/src/api/main.js')],
+      { env, onLine: () => undefined },
+    );
     try {
       const base = `http://127.0.0.1:${port}`;
       await waitUntil('the global-cache API', api, async () => (await fetch(`${base}/healthz`)).ok, 30_000);
       const url = `${fixtures.url('/private')}?token=shared-${Date.now()}`;
       const ask = (key: string) =>
-        fetch(`${base}/v1/extract/markdown`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ url }) });
+        fetch(`${base}/v1/extract/markdown`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ url }),
+        });
       const hitsBefore = fixtures.hits.get('/private') ?? 0;
       const a = await ask(apiKey());
       const b = await ask(otherKey());

@@ -60,7 +60,11 @@ beforeAll(async () => {
   await mkdir(logDir, { recursive: true });
   const log = createWriteStream(path.join(logDir, 'crash-recovery-stack.log'));
   // Its own process group, so a launcher that fails to stop cannot leave its children behind.
-  launcher = spawn(process.execPath, [path.resolve(__dirname, '..', '..', 'dist/src/start.js')], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  launcher = spawn(process.execPath, [path.resolve(__dirname, '..', '..', 'dist/src/start.js')], {
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   launcher.stdout!.pipe(log);
   launcher.stderr!.pipe(log);
   await apiUp(90_000);
@@ -91,8 +95,14 @@ function sleep(ms: number): Promise<void> {
 
 async function apiUp(timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!(await fetch(`${baseUrl}/healthz`).then((r) => r.ok, () => false))) {
-    if (Date.now() > deadline || launcher.exitCode !== null) throw new Error('the API of the npm start stack is not up; see data/test-logs/crash-recovery-stack.log');
+  while (
+    !(await fetch(`${baseUrl}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    ))
+  ) {
+    if (Date.now() > deadline || launcher.exitCode !== null)
+      throw new Error('the API of the npm start stack is not up; see data/test-logs/crash-recovery-stack.log');
     await sleep(100);
   }
 }
@@ -117,7 +127,11 @@ async function extract(id: string, index: number): Promise<Outcome> {
     const res = await fetch(`${baseUrl}/v1/extract/markdown`, {
       method: 'POST',
       headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: `http://${FIXTURE_HOST}:${fixtures.port}/slow?id=${id}`, metadata: true, effort: index % 2 ? 'min' : 'standard' }),
+      body: JSON.stringify({
+        url: `http://${FIXTURE_HOST}:${fixtures.port}/slow?id=${id}`,
+        metadata: true,
+        effort: index % 2 ? 'min' : 'standard',
+      }),
     });
     const text = await res.text();
     return { id, status: res.status, content: res.ok ? (JSON.parse(text) as { content: string }).content : text };
@@ -161,7 +175,11 @@ async function killMidRequest(command: RegExp, whileDown: () => Promise<void> = 
   const pid = await childPid(command);
   const ids = Array.from({ length: IN_FLIGHT + SENT_DURING_OUTAGE }, () => `p${++nextId}`);
   const inFlight = ids.slice(0, IN_FLIGHT).map(extract);
-  await until('every request to reach the page', () => ids.slice(0, IN_FLIGHT).every((id) => requested.has(id)), 30_000);
+  await until(
+    'every request to reach the page',
+    () => ids.slice(0, IN_FLIGHT).every((id) => requested.has(id)),
+    30_000,
+  );
   process.kill(pid, 'SIGKILL');
   const sentDuringOutage = ids.slice(IN_FLIGHT).map(extract);
   await whileDown();

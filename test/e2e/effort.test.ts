@@ -64,9 +64,12 @@ addEventListener('scroll', () => {
 </script></body></html>`;
 
 /** UTF-8 bytes served as plain `text/html`, with no `<meta charset>`: the encoding must come from the bytes. */
-const UNDECLARED_UTF8 = Buffer.from(`<!doctype html><html><head><title>Play…and Pay</title></head><body><article><h1>Play…and Pay</h1>
+const UNDECLARED_UTF8 = Buffer.from(
+  `<!doctype html><html><head><title>Play…and Pay</title></head><body><article><h1>Play…and Pay</h1>
 <p>${'Arcades – once everywhere – charged “per play”, and café owners loved them. '.repeat(4)}</p><p id="scripted"></p></article>
-<script>document.getElementById('scripted').textContent = 'Written by a script: déjà vu — naïve.';</script></body></html>`, 'utf8');
+<script>document.getElementById('scripted').textContent = 'Written by a script: déjà vu — naïve.';</script></body></html>`,
+  'utf8',
+);
 
 /** Once loaded, the page replaces its timers and frames with ones that never fire. */
 const FROZEN_CLOCK = `<!doctype html><html><head><title>Frozen clock</title></head><body><main><h1>Frozen clock</h1>
@@ -79,9 +82,11 @@ const BUSY_LOOP = `<!doctype html><html><head><title>Busy loop</title></head><bo
 <p>${'A page whose script spins forever shortly after it has loaded. '.repeat(4)}</p></main>
 <script>window.addEventListener('load', () => setTimeout(() => { for (;;) {} }, 50));</script></body></html>`;
 
-const slowly = (body: string): Handler => (_req, res) => {
-  setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(body), 400);
-};
+const slowly =
+  (body: string): Handler =>
+  (_req, res) => {
+    setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(body), 400);
+  };
 
 let fixtures: FixtureServer;
 /** An internal service on plain loopback, which the stack must never reach. */
@@ -90,8 +95,14 @@ let secrets: FixtureServer;
 let secrets6: FixtureServer;
 
 beforeAll(async () => {
-  secrets = await startFixtureServer({ '/secret': html('<html><body><p>internal secret token</p></body></html>') }, '127.0.0.1');
-  secrets6 = await startFixtureServer({ '/secret': html('<html><body><p>internal secret token</p></body></html>') }, '::1');
+  secrets = await startFixtureServer(
+    { '/secret': html('<html><body><p>internal secret token</p></body></html>') },
+    '127.0.0.1',
+  );
+  secrets6 = await startFixtureServer(
+    { '/secret': html('<html><body><p>internal secret token</p></body></html>') },
+    '::1',
+  );
   fixtures = await startFixtureServer({
     '/script-only': html(SCRIPT_ONLY),
     '/gate': (req, res) => {
@@ -108,10 +119,13 @@ beforeAll(async () => {
     '/frozen-clock': html(FROZEN_CLOCK),
     '/bad-gateway': html('<html><body><p>upstream down</p></body></html>', 'text/html', 502),
     '/busy-loop': html(BUSY_LOOP),
-    '/late-body': slowly(`<p>${'Article text that a slow API call delivered after the page load event. '.repeat(4)}</p>`),
+    '/late-body': slowly(
+      `<p>${'Article text that a slow API call delivered after the page load event. '.repeat(4)}</p>`,
+    ),
     '/to-internal': (_req, res) => res.writeHead(302, { location: secrets.url('/secret') }).end(),
     '/to-ipv6-loopback': (_req, res) => res.writeHead(302, { location: `http://[::1]:${secrets6.port}/secret` }).end(),
-    '/to-mapped-loopback': (_req, res) => res.writeHead(302, { location: `http://[::ffff:127.0.0.1]:${secrets.port}/secret` }).end(),
+    '/to-mapped-loopback': (_req, res) =>
+      res.writeHead(302, { location: `http://[::ffff:127.0.0.1]:${secrets.port}/secret` }).end(),
     '/navigates-internal': html(`<html><head><title>Moving</title></head><body><article><h1>Moving</h1>
 <p>${'A page whose script sends the reader to an internal address a moment after it loads. '.repeat(4)}</p></article>
 <script>setTimeout(() => { location.href = '${secrets.url('/secret')}'; }, 200);</script></body></html>`),
@@ -119,8 +133,10 @@ beforeAll(async () => {
     '/navigates-internal-while-read': html(navigatesWhileRead(secrets.url('/secret'))),
     '/landing': html(ARTICLE),
     '/undeclared-utf8': html(UNDECLARED_UTF8, 'text/html'),
-    '/undeclared-utf8-gzip': (_req, res) => res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end(gzipSync(UNDECLARED_UTF8)),
-    '/fetches-internal': html(`<html><body><article><h1>Innocent</h1><p id="out">${'A page that reads an internal address from its script. '.repeat(5)}</p></article>
+    '/undeclared-utf8-gzip': (_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end(gzipSync(UNDECLARED_UTF8)),
+    '/fetches-internal':
+      html(`<html><body><article><h1>Innocent</h1><p id="out">${'A page that reads an internal address from its script. '.repeat(5)}</p></article>
 <script>fetch('${secrets.url('/secret')}').then((r) => r.text()).then((t) => { document.getElementById('out').textContent = t; });</script></body></html>`),
   });
 });
@@ -132,7 +148,8 @@ afterAll(async () => {
 });
 
 type Md = { content: string };
-const extract = (path: string, effort: string) => post<Md>('/extract/markdown', { url: fixtures.url(path), effort, metadata: true, nocache: true });
+const extract = (path: string, effort: string) =>
+  post<Md>('/extract/markdown', { url: fixtures.url(path), effort, metadata: true, nocache: true });
 
 describe('effort levels', () => {
   it('min takes the HTML as served, without running scripts', async () => {

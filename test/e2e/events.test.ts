@@ -41,7 +41,11 @@ const otherKey = (): string => process.env.TEST_OTHER_ORG_KEY ?? '';
 function researchScript(count: number, delayMs = 30): ScriptStep[] {
   const steps: ScriptStep[] = [{ event: 'start', data: { message: 'Research started', timestamp: 0 } }];
   for (let i = 1; i <= count; i++) {
-    steps.push({ event: 'iteration:start', data: { message: `iteration ${i}`, timestamp: 0, iteration: i, maxIterations: count, queries: [`q${i}`] }, delayMs });
+    steps.push({
+      event: 'iteration:start',
+      data: { message: `iteration ${i}`, timestamp: 0, iteration: i, maxIterations: count, queries: [`q${i}`] },
+      delayMs,
+    });
   }
   steps.push({
     event: 'complete',
@@ -69,7 +73,11 @@ function automateScript(): ScriptStep[] {
   return [
     { event: 'start', data: { task: 'find the price', url: 'https://example.com' } },
     { event: 'agent:step', data: { iterationId: 'i1', timestamp: 0, currentIteration: 1 }, delayMs: 20 },
-    { event: 'browser:navigated', data: { iterationId: 'i1', timestamp: 0, title: 'Example', url: 'https://example.com' }, delayMs: 20 },
+    {
+      event: 'browser:navigated',
+      data: { iterationId: 'i1', timestamp: 0, title: 'Example', url: 'https://example.com' },
+      delayMs: 20,
+    },
   ];
 }
 
@@ -84,7 +92,10 @@ function resume(base: string, runId: string, lastEventId?: number | string, key 
 
 function expectValidEvents(operation: StreamedOperationName, stream: SseStream): void {
   for (const message of stream.events) {
-    expect({ event: message.event, problems: check(operation, { event: message.event!, data: JSON.parse(message.data!) }) }).toEqual({
+    expect({
+      event: message.event,
+      problems: check(operation, { event: message.event!, data: JSON.parse(message.data!) }),
+    }).toEqual({
       event: message.event,
       problems: [],
     });
@@ -163,7 +174,13 @@ describe('event streams', () => {
     await stream.finished;
     expect(stream.messages[0]).toMatchObject({ comment: 'connected' });
     expect(stream.messages[0]!.at - started).toBeLessThan(2000);
-    expect(stream.events.map((event) => event.event)).toEqual(['start', 'iteration:start', 'iteration:start', 'iteration:start', 'complete']);
+    expect(stream.events.map((event) => event.event)).toEqual([
+      'start',
+      'iteration:start',
+      'iteration:start',
+      'iteration:start',
+      'complete',
+    ]);
     expect(stream.events.map((event) => event.id)).toEqual(['1', '2', '3', '4', '5']);
     // The wire format, to the byte: id, event and data lines, then a blank line.
     const blocks = stream.raw.split('\n\n').filter((block) => !block.startsWith(':') && block !== '');
@@ -180,8 +197,15 @@ describe('event streams', () => {
       operation: 'research',
       steps: [
         { event: 'start', data: { message: 'go', timestamp: 0 } },
-        { event: 'iteration:start', data: { message: 'later', timestamp: 0, iteration: 1, maxIterations: 1, queries: [] }, delayMs: 1600 },
-        { event: 'iteration:end', data: { message: 'end', timestamp: 0, iteration: 1, isLast: true, stopReason: 'max_iterations' } },
+        {
+          event: 'iteration:start',
+          data: { message: 'later', timestamp: 0, iteration: 1, maxIterations: 1, queries: [] },
+          delayMs: 1600,
+        },
+        {
+          event: 'iteration:end',
+          data: { message: 'end', timestamp: 0, iteration: 1, isLast: true, stopReason: 'max_iterations' },
+        },
       ],
     });
     await stream.finished;
@@ -213,7 +237,9 @@ describe('event streams', () => {
     const again = await resume(apiUrl(), runId);
     await again.finished;
     expect(again.events.map((event) => Number(event.id))).toEqual(Array.from({ length: 8 }, (_, i) => i + 1));
-    expect(again.events.map((event) => event.data)).toEqual([...first.events.slice(0, lastId), ...second.events].map((event) => event.data));
+    expect(again.events.map((event) => event.data)).toEqual(
+      [...first.events.slice(0, lastId), ...second.events].map((event) => event.data),
+    );
   });
 
   it('answers 404 for a run of another organization or an unknown run, and 400 for a bad Last-Event-ID', async () => {
@@ -228,9 +254,15 @@ describe('event streams', () => {
       ['not-a-run', apiKey()],
     ] as const) {
       const response = await fetch(`${apiUrl()}/runs/${id}/events`, { headers: { authorization: `Bearer ${key}` } });
-      expect({ id, status: response.status, body: await response.json() }).toEqual({ id, status: 404, body: { error: 'not found' } });
+      expect({ id, status: response.status, body: await response.json() }).toEqual({
+        id,
+        status: 404,
+        body: { error: 'not found' },
+      });
     }
-    const bad = await fetch(`${apiUrl()}/runs/${runId}/events`, { headers: { authorization: `Bearer ${apiKey()}`, 'last-event-id': 'abc' } });
+    const bad = await fetch(`${apiUrl()}/runs/${runId}/events`, {
+      headers: { authorization: `Bearer ${apiKey()}`, 'last-event-id': 'abc' },
+    });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: string }).error).toMatch(/Last-Event-ID/);
     expect((await fetch(`${apiUrl()}/runs/${runId}/events`)).status).toBe(401);
@@ -247,7 +279,10 @@ describe('event streams', () => {
     await history.finished;
     const last = history.events.at(-1)!;
     expect(last.event).toBe('error');
-    expect(JSON.parse(last.data!)).toMatchObject({ error: { name: 'abandoned' }, message: expect.stringMatching(/no client read its events/) });
+    expect(JSON.parse(last.data!)).toMatchObject({
+      error: { name: 'abandoned' },
+      message: expect.stringMatching(/no client read its events/),
+    });
     // It stopped spending: far fewer than the 42 scripted events were recorded.
     expect(history.events.length).toBeLessThan(30);
     expectValidEvents('research', history);
@@ -270,13 +305,19 @@ describe('event streams', () => {
     await research.finished;
     const researchError = research.events.at(-1)!;
     expect(researchError.event).toBe('error');
-    expect(JSON.parse(researchError.data!)).toMatchObject({ message: 'failed to fetch URL', error: { name: 'fetch_failed', message: 'failed to fetch URL' } });
+    expect(JSON.parse(researchError.data!)).toMatchObject({
+      message: 'failed to fetch URL',
+      error: { name: 'fetch_failed', message: 'failed to fetch URL' },
+    });
     expectValidEvents('research', research);
 
     const automate = await startStream({ operation: 'automate', steps: automateScript(), failWith: 'internal' });
     await automate.finished;
     expect(automate.events.map((event) => event.event)).toEqual(['start', 'agent:step', 'browser:navigated', 'error']);
-    expect(JSON.parse(automate.events[3]!.data!)).toMatchObject({ success: false, error: { code: 'INTERNAL', message: 'internal server error' } });
+    expect(JSON.parse(automate.events[3]!.data!)).toMatchObject({
+      success: false,
+      error: { code: 'INTERNAL', message: 'internal server error' },
+    });
     expectValidEvents('automate', automate);
   });
 
@@ -311,7 +352,8 @@ describe('event streams', () => {
     await first.until((s) => s.events.length >= 1);
     const others = await Promise.all([resume(`${baseA}/v1`, runId), resume(`${baseA}/v1`, runId)]);
     await Promise.all([first.finished, ...others.map((other) => other.finished)]);
-    for (const other of others) expect(other.events.map((event) => event.data)).toEqual(first.events.map((event) => event.data));
+    for (const other of others)
+      expect(other.events.map((event) => event.data)).toEqual(first.events.map((event) => event.data));
     const history = await client.workflow.getHandle(workflowIdOf(runId)).fetchHistory();
     const reads = (history.events ?? []).filter((event) => event.workflowExecutionUpdateAcceptedEventAttributes).length;
     // One reader: about one read per event; three readers would make about three.

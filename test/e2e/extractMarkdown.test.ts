@@ -35,8 +35,14 @@ const ARTICLE = `<!doctype html>
 let fixtures: FixtureServer;
 
 beforeAll(async () => {
-  const latin1 = iconv.encode('<html><body><article><h1>Caf\u00e9 cr\u00e8me</h1><p>Prix: 5\u20ac le caf\u00e9, servi avec cr\u00e8me fra\u00eeche et une tarte aux pommes.</p></article></body></html>', 'windows-1252');
-  const sjis = iconv.encode('<html><head><meta charset="shift_jis"><title>\u6771\u4eac\u306e\u5929\u6c17</title></head><body><article><h1>\u6771\u4eac\u306e\u5929\u6c17</h1><p>\u4eca\u65e5\u306e\u6771\u4eac\u306f\u6674\u308c\u3067\u3059\u3002\u660e\u65e5\u306f\u96e8\u304c\u964d\u308b\u3067\u3057\u3087\u3046\u3002</p></article></body></html>', 'shift_jis');
+  const latin1 = iconv.encode(
+    '<html><body><article><h1>Caf\u00e9 cr\u00e8me</h1><p>Prix: 5\u20ac le caf\u00e9, servi avec cr\u00e8me fra\u00eeche et une tarte aux pommes.</p></article></body></html>',
+    'windows-1252',
+  );
+  const sjis = iconv.encode(
+    '<html><head><meta charset="shift_jis"><title>\u6771\u4eac\u306e\u5929\u6c17</title></head><body><article><h1>\u6771\u4eac\u306e\u5929\u6c17</h1><p>\u4eca\u65e5\u306e\u6771\u4eac\u306f\u6674\u308c\u3067\u3059\u3002\u660e\u65e5\u306f\u96e8\u304c\u964d\u308b\u3067\u3057\u3087\u3046\u3002</p></article></body></html>',
+    'shift_jis',
+  );
   fixtures = await startFixtureServer({
     '/article': html(ARTICLE),
     '/latin1': html(latin1, 'text/html; charset=windows-1252'),
@@ -57,7 +63,9 @@ function frontMatter(content: string): { meta: Record<string, unknown>; body: st
 
 describe('POST /extract/markdown', () => {
   it('returns the main article with YAML front matter by default', async () => {
-    const res = await post<{ content: string; url: string; metadata?: unknown }>('/extract/markdown', { url: fixtures.url('/article') });
+    const res = await post<{ content: string; url: string; metadata?: unknown }>('/extract/markdown', {
+      url: fixtures.url('/article'),
+    });
     expect(res.status).toBe(200);
     expect(res.body.url).toBe(fixtures.url('/article'));
     expect(res.body.metadata).toBeUndefined();
@@ -83,7 +91,11 @@ describe('POST /extract/markdown', () => {
   });
 
   it('returns the whole page with content: full', async () => {
-    const res = await post<{ content: string }>('/extract/markdown', { url: fixtures.url('/article'), content: 'full', metadata: true });
+    const res = await post<{ content: string }>('/extract/markdown', {
+      url: fixtures.url('/article'),
+      content: 'full',
+      metadata: true,
+    });
     expect(res.status).toBe(200);
     expect(res.body.content).toContain(`[World news section](${fixtures.url('/world')})`);
     expect(res.body.content).toContain('Privacy policy');
@@ -99,7 +111,11 @@ describe('POST /extract/markdown', () => {
     expect(res.status).toBe(200);
     expect(res.body.content.startsWith('---')).toBe(false);
     expect(res.body.content).toContain('The harbour at dawn');
-    expect(res.body.metadata).toMatchObject({ title: 'The Quiet Harbour: A Story', author: 'Ada Lovelace', favicon: fixtures.url('/static/favicon.png') });
+    expect(res.body.metadata).toMatchObject({
+      title: 'The Quiet Harbour: A Story',
+      author: 'Ada Lovelace',
+      favicon: fixtures.url('/static/favicon.png'),
+    });
   });
 
   it('decodes a windows-1252 page declared in the HTTP header', async () => {
@@ -109,7 +125,10 @@ describe('POST /extract/markdown', () => {
   });
 
   it('decodes a Shift_JIS page declared in a meta tag', async () => {
-    const res = await post<{ content: string; metadata: { title?: string } }>('/extract/markdown', { url: fixtures.url('/sjis'), metadata: true });
+    const res = await post<{ content: string; metadata: { title?: string } }>('/extract/markdown', {
+      url: fixtures.url('/sjis'),
+      metadata: true,
+    });
     expect(res.status).toBe(200);
     expect(res.body.metadata.title).toBe('\u6771\u4eac\u306e\u5929\u6c17');
     expect(res.body.content).toContain('\u4eca\u65e5\u306e\u6771\u4eac\u306f\u6674\u308c\u3067\u3059');
@@ -131,9 +150,20 @@ describe('POST /extract/markdown', () => {
   });
 
   it('answers 422 url is invalid', async () => {
-    for (const url of ['not a url', 'ftp://example.com/file', 'javascript:alert(1)', 'http://', '//example.com/x', 'http://user:pw@example.com/']) {
+    for (const url of [
+      'not a url',
+      'ftp://example.com/file',
+      'javascript:alert(1)',
+      'http://',
+      '//example.com/x',
+      'http://user:pw@example.com/',
+    ]) {
       const res = await post('/extract/markdown', { url });
-      expect({ url, status: res.status, body: res.body }).toEqual({ url, status: 422, body: { error: 'url is invalid' } });
+      expect({ url, status: res.status, body: res.body }).toEqual({
+        url,
+        status: 422,
+        body: { error: 'url is invalid' },
+      });
     }
   });
 
@@ -201,7 +231,11 @@ describe('POST /extract/markdown', () => {
       const client = new Client({ connection, namespace: process.env.TEST_TEMPORAL_NAMESPACE });
       const description = await client.workflow.getHandle(workflowId).describe();
       expect(description.status.name).toBe('COMPLETED');
-      expect(description.memo).toMatchObject({ url: fixtures.url('/article'), organization: 'test-org', operation: 'extract-markdown' });
+      expect(description.memo).toMatchObject({
+        url: fixtures.url('/article'),
+        organization: 'test-org',
+        operation: 'extract-markdown',
+      });
     } finally {
       await connection.close();
     }

@@ -19,7 +19,9 @@ beforeAll(async () => {
   });
   await proxy.listen();
   fixtures = await startFixtureServer({
-    '/de': html(`<html><head><title>Guten Tag</title></head><body><article><h1>Guten Tag</h1><p>${'Eine Seite, die nur über den deutschen Proxy geholt wird. '.repeat(6)}</p></article></body></html>`),
+    '/de': html(
+      `<html><head><title>Guten Tag</title></head><body><article><h1>Guten Tag</h1><p>${'Eine Seite, die nur über den deutschen Proxy geholt wird. '.repeat(6)}</p></article></body></html>`,
+    ),
   });
 });
 
@@ -33,7 +35,12 @@ describe('geo_target', () => {
 
   it('fetches through the proxy configured for the country', async () => {
     proxied.length = 0;
-    const res = await post<{ content: string }>('/extract/markdown', { url: fixtures.url('/de'), geo_target: { country: 'de' }, effort: 'min', nocache: true });
+    const res = await post<{ content: string }>('/extract/markdown', {
+      url: fixtures.url('/de'),
+      geo_target: { country: 'de' },
+      effort: 'min',
+      nocache: true,
+    });
     expect(res.status).toBe(200);
     expect(res.body.content).toContain('Eine Seite, die nur');
     expect(proxied).toContain(target());
@@ -41,7 +48,12 @@ describe('geo_target', () => {
 
   it('renders in the browser through the same proxy', async () => {
     proxied.length = 0;
-    const res = await post<{ content: string }>('/extract/markdown', { url: fixtures.url('/de'), geo_target: { country: 'DE' }, effort: 'max', nocache: true });
+    const res = await post<{ content: string }>('/extract/markdown', {
+      url: fixtures.url('/de'),
+      geo_target: { country: 'DE' },
+      effort: 'max',
+      nocache: true,
+    });
     expect(res.status).toBe(200);
     expect(res.body.content).toContain('Eine Seite, die nur');
     expect(proxied).toContain(target());

@@ -70,13 +70,17 @@ const timed = async <T>(work: () => Promise<T>): Promise<{ result: T; ms: number
   return { result, ms: Date.now() - started };
 };
 
-const extract = (path: string, effort: string) => post('/extract/markdown', { url: fixtures.url(path), effort, nocache: true });
+const extract = (path: string, effort: string) =>
+  post('/extract/markdown', { url: fixtures.url(path), effort, nocache: true });
 
 /**
  * Requests `path` and, once the fixture server has sent it, asks for an ordinary page three
  * times in a row: each must be answered promptly while the hostile one is read.
  */
-async function readAlongside(path: string, effort: string): Promise<{ hostile: { result: ApiResponse; ms: number }; ordinary: number[] }> {
+async function readAlongside(
+  path: string,
+  effort: string,
+): Promise<{ hostile: { result: ApiResponse; ms: number }; ordinary: number[] }> {
   const served = fixtures.hits.get(path) ?? 0;
   const hostile = timed(() => extract(path, effort));
   while ((fixtures.hits.get(path) ?? 0) === served) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -91,15 +95,19 @@ async function readAlongside(path: string, effort: string): Promise<{ hostile: {
 }
 
 describe('a hostile page', () => {
-  it.each(['min', 'standard'])('of 500,000 nested divs at effort %s fails fast with bounded memory, others served meanwhile', async (effort) => {
-    const pid = pageWorkerPid();
-    resetPeakMemory(pid);
-    const { hostile, ordinary } = await readAlongside('/deep', effort);
-    expect({ status: hostile.result.status, error: hostile.result.body.error }).toEqual(CONVERSION_FAILED);
-    expect(hostile.ms).toBeLessThan(DEEP_BOUND_MS);
-    expect(Math.max(...ordinary)).toBeLessThan(PROMPT_MS);
-    expect(peakMemoryMb(pid)).toBeLessThan(MEMORY_BOUND_MB);
-  }, 180_000);
+  it.each(['min', 'standard'])(
+    'of 500,000 nested divs at effort %s fails fast with bounded memory, others served meanwhile',
+    async (effort) => {
+      const pid = pageWorkerPid();
+      resetPeakMemory(pid);
+      const { hostile, ordinary } = await readAlongside('/deep', effort);
+      expect({ status: hostile.result.status, error: hostile.result.body.error }).toEqual(CONVERSION_FAILED);
+      expect(hostile.ms).toBeLessThan(DEEP_BOUND_MS);
+      expect(Math.max(...ordinary)).toBeLessThan(PROMPT_MS);
+      expect(peakMemoryMb(pid)).toBeLessThan(MEMORY_BOUND_MB);
+    },
+    180_000,
+  );
 
   it('whose reading never ends is stopped at its time budget, others served meanwhile', async () => {
     const pid = pageWorkerPid();

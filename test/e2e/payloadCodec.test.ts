@@ -7,7 +7,10 @@ import { html, startFixtureServer, type FixtureServer } from '../support/fixture
 import { gzippedZeros, MiB } from '../support/gzipBomb';
 
 const codec = new GzipPayloadCodec();
-const jsonPayload = (value: unknown) => ({ metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from(JSON.stringify(value)) });
+const jsonPayload = (value: unknown) => ({
+  metadata: { encoding: Buffer.from('json/plain') },
+  data: Buffer.from(JSON.stringify(value)),
+});
 const utf8 = (bytes?: Uint8Array | null) => Buffer.from(bytes ?? []).toString('utf8');
 
 const PARAGRAPH = 'The harbour wakes before the sun, and the nets are mended by hand on the long stone quay. ';
@@ -18,7 +21,10 @@ let fixtures: FixtureServer;
 const codecUrl = () => apiUrl().replace(/\/v1$/, '/codec');
 /** What the Web UI is configured with: the codec behind its secret path. */
 const uiCodecUrl = () => `${codecUrl()}/${stackSetting('CODEC_SECRET')}`;
-const asWire = (data: Buffer) => ({ metadata: { encoding: Buffer.from(GZIP_ENCODING).toString('base64') }, data: data.toString('base64') });
+const asWire = (data: Buffer) => ({
+  metadata: { encoding: Buffer.from(GZIP_ENCODING).toString('base64') },
+  data: data.toString('base64'),
+});
 const decodeRequest = (body: unknown, headers: Record<string, string> = {}) => ({
   method: 'POST',
   headers: { 'content-type': 'application/json', 'x-namespace': 'default', ...headers },
@@ -35,7 +41,12 @@ afterAll(async () => {
 
 describe('payload codec', () => {
   it('stores a long page compressed in history, and the Web UI codec endpoint reads it back', async () => {
-    const res = await post<{ content: string }>('/extract/markdown', { url: fixtures.url('/long'), effort: 'min', metadata: true, nocache: true });
+    const res = await post<{ content: string }>('/extract/markdown', {
+      url: fixtures.url('/long'),
+      effort: 'min',
+      metadata: true,
+      nocache: true,
+    });
     expect(res.status).toBe(200);
     expect(res.body.content).toContain('79: The harbour wakes');
     const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS });
@@ -52,17 +63,27 @@ describe('payload codec', () => {
 
     const preflight = await fetch(`${uiCodecUrl()}/decode`, {
       method: 'OPTIONS',
-      headers: { origin: 'http://localhost:8233', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-namespace' },
+      headers: {
+        origin: 'http://localhost:8233',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type,x-namespace',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('http://localhost:8233');
     expect(preflight.headers.get('access-control-allow-methods')).toBe('POST');
     expect(preflight.headers.get('access-control-allow-headers')).toContain('x-namespace');
     const asJson = (bytes?: Uint8Array | null) => Buffer.from(bytes ?? []).toString('base64');
-    const metadata = Object.fromEntries(Object.entries(result?.metadata ?? {}).map(([key, value]) => [key, asJson(value)]));
-    const decoded = await fetch(`${uiCodecUrl()}/decode`, decodeRequest({ payloads: [{ metadata, data: asJson(result?.data) }] }));
+    const metadata = Object.fromEntries(
+      Object.entries(result?.metadata ?? {}).map(([key, value]) => [key, asJson(value)]),
+    );
+    const decoded = await fetch(
+      `${uiCodecUrl()}/decode`,
+      decodeRequest({ payloads: [{ metadata, data: asJson(result?.data) }] }),
+    );
     expect(decoded.status).toBe(200);
-    const [payload] = ((await decoded.json()) as { payloads: { metadata: Record<string, string>; data: string }[] }).payloads;
+    const [payload] = ((await decoded.json()) as { payloads: { metadata: Record<string, string>; data: string }[] })
+      .payloads;
     expect(Buffer.from(payload!.metadata.encoding!, 'base64').toString()).toBe('json/plain');
     expect(JSON.parse(Buffer.from(payload!.data, 'base64').toString()).content).toBe(res.body.content);
   });
@@ -70,7 +91,9 @@ describe('payload codec', () => {
   it('decodes only for the Web UI secret or an API key, and never logs the secret', async () => {
     const [large] = await codec.encode([jsonPayload({ content: PARAGRAPH.repeat(100) })]);
     const asJson = (bytes?: Uint8Array | null) => Buffer.from(bytes ?? []).toString('base64');
-    const metadata = Object.fromEntries(Object.entries(large!.metadata ?? {}).map(([key, value]) => [key, asJson(value)]));
+    const metadata = Object.fromEntries(
+      Object.entries(large!.metadata ?? {}).map(([key, value]) => [key, asJson(value)]),
+    );
     const body = { payloads: [{ metadata, data: asJson(large!.data) }] };
     const unauthorized = { error: 'invalid or missing API key' };
     for (const [url, headers] of [
@@ -106,11 +129,17 @@ describe('payload codec', () => {
   it('grants the codec to the Web UI origin only', async () => {
     const endpoint = uiCodecUrl();
     for (const origin of ['http://localhost:8233', 'http://127.0.0.1:8233']) {
-      const preflight = await fetch(`${endpoint}/decode`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST' } });
+      const preflight = await fetch(`${endpoint}/decode`, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'POST' },
+      });
       expect(preflight.headers.get('access-control-allow-origin')).toBe(origin);
     }
     const foreign = 'https://attacker.example';
-    const preflight = await fetch(`${endpoint}/decode`, { method: 'OPTIONS', headers: { origin: foreign, 'access-control-request-method': 'POST' } });
+    const preflight = await fetch(`${endpoint}/decode`, {
+      method: 'OPTIONS',
+      headers: { origin: foreign, 'access-control-request-method': 'POST' },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
     expect(preflight.headers.get('access-control-allow-methods')).toBeNull();
@@ -126,7 +155,8 @@ describe('payload codec', () => {
 describe('codec limits', () => {
   const pid = process.env.TEST_API_PID;
   /** The API process's peak resident memory since the last reset, in MiB (Linux's VmHWM). */
-  const apiPeakRssMiB = async () => Number(/VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
+  const apiPeakRssMiB = async () =>
+    Number(/VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
   const resetApiPeakRss = () => writeFile(`/proc/${pid}/clear_refs`, '5');
 
   it('refuses gigabyte bombs quickly, with bounded memory, while other requests are served', async () => {
@@ -167,16 +197,30 @@ describe('codec limits', () => {
 
   it('caps what all payloads of one request inflate to', async () => {
     const payload = asWire(gzippedZeros(7 * MiB, 1));
-    const res = await fetch(`${uiCodecUrl()}/decode`, decodeRequest({ payloads: [payload, payload, payload, payload, payload] }));
+    const res = await fetch(
+      `${uiCodecUrl()}/decode`,
+      decodeRequest({ payloads: [payload, payload, payload, payload, payload] }),
+    );
     expect(res.status).toBe(413);
-    const fits = await fetch(`${uiCodecUrl()}/decode`, decodeRequest({ payloads: [payload, payload, payload, payload] }));
+    const fits = await fetch(
+      `${uiCodecUrl()}/decode`,
+      decodeRequest({ payloads: [payload, payload, payload, payload] }),
+    );
     expect(fits.status).toBe(200);
     const decoded = ((await fits.json()) as { payloads: { data: string }[] }).payloads;
-    expect(decoded.map((one) => Buffer.from(one.data, 'base64').byteLength)).toEqual([7 * MiB, 7 * MiB, 7 * MiB, 7 * MiB]);
+    expect(decoded.map((one) => Buffer.from(one.data, 'base64').byteLength)).toEqual([
+      7 * MiB,
+      7 * MiB,
+      7 * MiB,
+      7 * MiB,
+    ]);
   });
 
   it('answers 400 for a payload that is not gzip', async () => {
-    const res = await fetch(`${uiCodecUrl()}/decode`, decodeRequest({ payloads: [asWire(Buffer.from('not gzip at all'))] }));
+    const res = await fetch(
+      `${uiCodecUrl()}/decode`,
+      decodeRequest({ payloads: [asWire(Buffer.from('not gzip at all'))] }),
+    );
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ error: 'payloads[0].data is not valid gzip' });
   });

@@ -21,7 +21,11 @@ function makeReport(): Promise<Buffer> {
   doc.on('data', (chunk: Buffer) => chunks.push(chunk));
   const done = new Promise<Buffer>((resolve) => doc.on('end', () => resolve(Buffer.concat(chunks))));
   doc.fontSize(26).text('Harbour Report').moveDown();
-  doc.fontSize(11).text('The harbour at dawn is the quietest place in the town. The fishermen keep it that way, with careful work done by hand every morning.');
+  doc
+    .fontSize(11)
+    .text(
+      'The harbour at dawn is the quietest place in the town. The fishermen keep it that way, with careful work done by hand every morning.',
+    );
   doc.moveDown().fontSize(16).text('Findings').moveDown(0.5);
   doc.fontSize(11).text('• Nets are mended by hand').text('• Boats are tied with one knot').moveDown();
   doc.text('A closing paragraph for the first page.');
@@ -57,7 +61,10 @@ describe('PDF', () => {
   };
 
   it('turns a PDF into Markdown with headings, lists, paragraphs and page breaks', async () => {
-    const res = await post<{ content: string; metadata: Record<string, unknown> }>('/extract/markdown', { url: fixtures.url('/report.pdf'), metadata: true });
+    const res = await post<{ content: string; metadata: Record<string, unknown> }>('/extract/markdown', {
+      url: fixtures.url('/report.pdf'),
+      metadata: true,
+    });
     expect(res.status).toBe(200);
     expect(res.body.metadata).toEqual(expected);
     expect(res.body.content).toBe(
@@ -84,7 +91,11 @@ describe('PDF', () => {
 
 describe('PDF at effort max', () => {
   it('takes the document itself rather than the browser viewer', async () => {
-    const res = await post<{ content: string; metadata: Record<string, unknown> }>('/extract/markdown', { url: fixtures.url('/report.pdf'), metadata: true, effort: 'max' });
+    const res = await post<{ content: string; metadata: Record<string, unknown> }>('/extract/markdown', {
+      url: fixtures.url('/report.pdf'),
+      metadata: true,
+      effort: 'max',
+    });
     expect(res.status).toBe(200);
     expect(res.body.metadata.page_count).toBe(2);
     expect(res.body.content).toContain('## Findings');

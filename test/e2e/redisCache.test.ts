@@ -22,7 +22,12 @@ function accepts(port: number): Promise<boolean> {
 
 beforeAll(async () => {
   const port = await freePort();
-  redis = spawnChild('redis-server', 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { onLine: () => undefined });
+  redis = spawnChild(
+    'redis-server',
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { onLine: () => undefined },
+  );
   url = `redis://127.0.0.1:${port}`;
   await waitUntil('it accepts connections', redis, () => accepts(port), 10_000);
 });

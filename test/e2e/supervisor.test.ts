@@ -42,7 +42,10 @@ describe('Supervisor', () => {
     });
     process.kill(pids[0]!, 'SIGKILL');
     await until(() => pids.length === 2 && lines.length === 2);
-    expect(lines).toEqual(['sleeper was killed by SIGKILL; restarting it in 50 ms', `sleeper restarted (pid ${pids[1]})`]);
+    expect(lines).toEqual([
+      'sleeper was killed by SIGKILL; restarting it in 50 ms',
+      `sleeper restarted (pid ${pids[1]})`,
+    ]);
     await supervisor.stop();
     expect(alive(pids[1])).toBe(false);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -92,7 +95,10 @@ describe('Supervisor', () => {
 
   it('counts a restart that fails to start as a crash', async () => {
     const lines: string[] = [];
-    const supervisor = new Supervisor({ log: (line) => lines.push(line), policy: { firstDelayMs: 20, maxQuickCrashes: 3 } });
+    const supervisor = new Supervisor({
+      log: (line) => lines.push(line),
+      policy: { firstDelayMs: 20, maxQuickCrashes: 3 },
+    });
     let starts = 0;
     const first = await supervisor.add('flaky', async () => {
       if (++starts > 1) throw new Error('port taken');

@@ -31,9 +31,14 @@ afterAll(() => fixtures.close());
 
 it('retries a fetch whose worker died on another worker within the heartbeat timeout', async () => {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...(JSON.parse(process.env.TEST_STACK_ENV ?? '{}') as NodeJS.ProcessEnv), PORT: String(port), TASK_QUEUE_PREFIX: 'webloom-worker-loss' };
+  const env: NodeJS.ProcessEnv = {
+    ...(JSON.parse(process.env.TEST_STACK_ENV ?? '{}') as NodeJS.ProcessEnv),
+    PORT: String(port),
+    TASK_QUEUE_PREFIX: 'webloom-worker-loss',
+  };
   const quiet = { env, onLine: () => undefined };
-  const worker = (name: string, roles: string) => spawnChild(name, process.execPath, ['--max-semi-space-size=64', path.join(DIST, 'workers/main.js'), roles], quiet);
+  const worker = (name: string, roles: string) =>
+    spawnChild(name, process.execPath, ['--max-semi-space-size=64', path.join(DIST, 'workers/main.js'), roles], quiet);
   const children: Child[] = [];
   try {
     const api = spawnChild('api', process.execPath, [path.join(DIST, 'api/main.js')], quiet);

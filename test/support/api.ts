@@ -41,7 +41,8 @@ export async function call<T = Record<string, unknown>>(
   return { status: response.status, headers: response.headers, body, text };
 }
 
-export const post = <T = Record<string, unknown>>(path: string, json: unknown, key?: string | null) => call<T>('POST', path, { json, key });
+export const post = <T = Record<string, unknown>>(path: string, json: unknown, key?: string | null) =>
+  call<T>('POST', path, { json, key });
 
 export interface RawExchange {
   /** Everything the server sent. */

@@ -10,7 +10,12 @@ declare global {
 /** One real stack for the whole test run; test files reach it through environment variables. */
 export default async function globalSetup(): Promise<void> {
   ensurePrerequisites('e2e', [
-    { name: 'Chromium', executable: loadConfig().browser.executablePath, debianPackage: 'chromium', homebrewPackage: '--cask chromium' },
+    {
+      name: 'Chromium',
+      executable: loadConfig().browser.executablePath,
+      debianPackage: 'chromium',
+      homebrewPackage: '--cask chromium',
+    },
     { name: 'redis-server', executable: 'redis-server', debianPackage: 'redis-server', homebrewPackage: 'redis' },
   ]);
   const stack = await startStack(path.resolve(__dirname, '..', '..', 'data', 'test-logs'));
@@ -26,5 +31,7 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_API_PID = String(stack.pids.api ?? '');
   // Process ids of the worker processes by their roles ('fetch,browser'), for tests that watch their memory.
   const workers = Object.entries(stack.pids).filter(([name]) => name.startsWith('worker '));
-  process.env.TEST_WORKER_PIDS = JSON.stringify(Object.fromEntries(workers.map(([name, pid]) => [name.slice('worker '.length), pid])));
+  process.env.TEST_WORKER_PIDS = JSON.stringify(
+    Object.fromEntries(workers.map(([name, pid]) => [name.slice('worker '.length), pid])),
+  );
 }

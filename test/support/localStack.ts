@@ -32,7 +32,10 @@ export interface Stack {
 /** The host fixture servers listen on; the only internal address the stack may fetch. */
 export const FIXTURE_HOST = '127.0.0.2';
 
-/** Found by walking up, since this module runs both from test/support/ (jest) and from dist/test/support/ (benchmarks). */
+/**
+ * Found by walking up, since this module runs both from test/support/ (jest) and from
+ * dist/test/support/ (benchmarks).
+ */
 export function projectRoot(): string {
   let dir = __dirname;
   while (!existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
@@ -91,9 +94,15 @@ export async function startStack(logDir: string, extraEnv: NodeJS.ProcessEnv = {
       MODEL_CONTENT_TOKENS: '2000',
       ...extraEnv,
     };
-    const workers = workerProcesses(path.join(root, 'dist/src/workers/main.js'), true, (roles) => ({ env, onLine: logTo(`worker-${roles.split(',')[0]}`) }));
+    const workers = workerProcesses(path.join(root, 'dist/src/workers/main.js'), true, (roles) => ({
+      env,
+      onLine: logTo(`worker-${roles.split(',')[0]}`),
+    }));
     children.push(...workers.map((worker) => worker.spawn()));
-    const api = spawnChild('api', process.execPath, [path.join(root, 'dist/src/api/main.js')], { env, onLine: logTo('api') });
+    const api = spawnChild('api', process.execPath, [path.join(root, 'dist/src/api/main.js')], {
+      env,
+      onLine: logTo('api'),
+    });
     children.push(api);
     const apiUrl = `http://127.0.0.1:${apiPort}`;
     await waitUntil('the API', api, async () => (await fetch(`${apiUrl}/healthz`)).ok, 60_000);

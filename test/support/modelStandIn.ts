@@ -62,7 +62,14 @@ function minimalValue(schema: unknown): unknown {
 }
 
 function errorBody(status: number, message: string): string {
-  const type = status === 401 ? 'authentication_error' : status === 429 ? 'rate_limit_error' : status >= 500 ? 'server_error' : 'invalid_request_error';
+  const type =
+    status === 401
+      ? 'authentication_error'
+      : status === 429
+        ? 'rate_limit_error'
+        : status >= 500
+          ? 'server_error'
+          : 'invalid_request_error';
   return JSON.stringify({ error: { message, type, param: null, code: null } });
 }
 
@@ -83,22 +90,37 @@ export async function startModelStandIn(host = '127.0.0.1'): Promise<ModelStandI
         return send(200, '{}');
       }
       if (req.url === '/__control/requests') return send(200, JSON.stringify(received));
-      if (req.url !== '/v1/chat/completions' || req.method !== 'POST') return send(404, errorBody(404, `no route ${req.method} ${req.url}`));
-      if (req.headers.authorization !== `Bearer ${STAND_IN_KEY}`) return send(401, errorBody(401, 'Incorrect API key provided.'));
-      let body: { model?: string; messages?: { content?: unknown }[]; response_format?: { type?: string; json_schema?: { schema?: unknown } } };
+      if (req.url !== '/v1/chat/completions' || req.method !== 'POST')
+        return send(404, errorBody(404, `no route ${req.method} ${req.url}`));
+      if (req.headers.authorization !== `Bearer ${STAND_IN_KEY}`)
+        return send(401, errorBody(401, 'Incorrect API key provided.'));
+      let body: {
+        model?: string;
+        messages?: { content?: unknown }[];
+        response_format?: { type?: string; json_schema?: { schema?: unknown } };
+      };
       try {
         body = JSON.parse(text) as typeof body;
       } catch {
         return send(400, errorBody(400, 'We could not parse the JSON body of your request.'));
       }
       received.push(body);
-      if (body.model !== STAND_IN_MODEL) return send(404, errorBody(404, `The model \`${body.model}\` does not exist or you do not have access to it.`));
+      if (body.model !== STAND_IN_MODEL)
+        return send(404, errorBody(404, `The model \`${body.model}\` does not exist or you do not have access to it.`));
       if (body.response_format?.type === 'json_schema' && script.jsonSchemaSupported === false) {
-        return send(400, errorBody(400, "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model."));
+        return send(
+          400,
+          errorBody(
+            400,
+            "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.",
+          ),
+        );
       }
       const reply = script.replies.shift();
-      if (reply?.status) return send(reply.status, errorBody(reply.status, reply.message ?? 'scripted error'), reply.headers);
-      const content = reply?.content ?? JSON.stringify(minimalValue(body.response_format?.json_schema?.schema ?? { type: 'object' }));
+      if (reply?.status)
+        return send(reply.status, errorBody(reply.status, reply.message ?? 'scripted error'), reply.headers);
+      const content =
+        reply?.content ?? JSON.stringify(minimalValue(body.response_format?.json_schema?.schema ?? { type: 'object' }));
       const promptTokens = Math.ceil(JSON.stringify(body.messages ?? []).length / 4);
       const completionTokens = Math.ceil(content.length / 4);
       return send(
@@ -108,8 +130,14 @@ export async function startModelStandIn(host = '127.0.0.1'): Promise<ModelStandI
           object: 'chat.completion',
           created: Math.floor(Date.now() / 1000),
           model: STAND_IN_MODEL,
-          choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null }],
-          usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+          choices: [
+            { index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null },
+          ],
+          usage: {
+            prompt_tokens: promptTokens,
+            completion_tokens: completionTokens,
+            total_tokens: promptTokens + completionTokens,
+          },
         }),
       );
     });

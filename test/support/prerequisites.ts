@@ -20,7 +20,10 @@ export interface Prerequisite {
 export function findExecutable(executable: string): string | undefined {
   const candidates = executable.includes(path.sep)
     ? [executable]
-    : (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, executable));
+    : (process.env.PATH ?? '')
+        .split(path.delimiter)
+        .filter(Boolean)
+        .map((dir) => path.join(dir, executable));
   return candidates.find((candidate) => {
     try {
       accessSync(candidate, constants.X_OK);
@@ -47,7 +50,10 @@ function canInstallWithApt(): boolean {
 function aptInstall(packages: string[]): void {
   console.log(`installing Debian packages for the tests: ${packages.join(' ')}`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  for (const args of [['update', '-qq'], ['install', '-y', '-qq', '--no-install-recommends', ...packages]]) {
+  for (const args of [
+    ['update', '-qq'],
+    ['install', '-y', '-qq', '--no-install-recommends', ...packages],
+  ]) {
     const result = spawnSync('apt-get', args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
     if (result.status !== 0) throw new MissingPrerequisite(`apt-get ${args.join(' ')} failed (exit ${result.status})`);
   }
@@ -68,6 +74,10 @@ export function ensurePrerequisites(tier: string, needed: Prerequisite[]): void 
     missing = missing.filter((p) => !findExecutable(p.executable));
     if (missing.length === 0) return;
   }
-  const names = missing.map((p) => (p.executable.includes(path.sep) ? `${p.name} (${p.executable})` : p.name)).join(', ');
-  throw new MissingPrerequisite(`The ${tier} tests need ${names}, missing on this machine; install with: ${installCommand(missing)}`);
+  const names = missing
+    .map((p) => (p.executable.includes(path.sep) ? `${p.name} (${p.executable})` : p.name))
+    .join(', ');
+  throw new MissingPrerequisite(
+    `The ${tier} tests need ${names}, missing on this machine; install with: ${installCommand(missing)}`,
+  );
 }

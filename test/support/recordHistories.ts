@@ -16,7 +16,8 @@ import type { ScriptedReply } from './modelStandIn';
 
 const HISTORIES = path.join(projectRoot(), 'test', 'histories');
 
-const paragraph = (topic: string) => `The ${topic} of the harbour is told here in plain sentences that a reader would keep. `.repeat(5);
+const paragraph = (topic: string) =>
+  `The ${topic} of the harbour is told here in plain sentences that a reader would keep. `.repeat(5);
 
 const ARTICLE = `<html><head><title>Harbour Lamp</title><link rel="icon" href="/favicon.png"></head><body>
 <nav><a href="/">Shop</a></nav><main><article><h1>Harbour Lamp</h1><p>${paragraph('lamp')}</p>
@@ -32,7 +33,8 @@ const CHALLENGE = `<html><head><title>Just a moment...</title></head><body>
 
 const FLEET = `<html><head><title>Harbour fleet</title></head><body><article><h1>Harbour fleet</h1>${Array.from(
   { length: 40 },
-  (_, i) => `<h2>Boat ${i}</h2><p>${`The boat number ${i} is moored at the quay with its crew of fishermen who mend nets every morning. `.repeat(6)}</p>`,
+  (_, i) =>
+    `<h2>Boat ${i}</h2><p>${`The boat number ${i} is moored at the quay with its crew of fishermen who mend nets every morning. `.repeat(6)}</p>`,
 ).join('')}</article></body></html>`;
 
 const PRODUCT_SCHEMA = {
@@ -41,7 +43,11 @@ const PRODUCT_SCHEMA = {
   required: ['name', 'price'],
 };
 
-const FLEET_SCHEMA = { type: 'object', properties: { boats: { type: 'array', items: { type: 'string' } } }, required: ['boats'] };
+const FLEET_SCHEMA = {
+  type: 'object',
+  properties: { boats: { type: 'array', items: { type: 'string' } } },
+  required: ['boats'],
+};
 
 /** An answer that fails the schema, so the run's history holds a repair. */
 const INVALID_ANSWER: ScriptedReply = { content: JSON.stringify({ name: 'Harbour Lamp', price: '42.50 EUR' }) };
@@ -58,10 +64,26 @@ interface Recording {
 
 const RECORDINGS: Recording[] = [
   { name: 'extractMarkdown-min', route: '/extract/markdown', body: (f) => ({ url: f.url('/article'), effort: 'min' }) },
-  { name: 'extractMarkdown-standard-fetched', route: '/extract/markdown', body: (f) => ({ url: f.url('/article'), effort: 'standard' }) },
-  { name: 'extractMarkdown-standard-blocked-rendered', route: '/extract/markdown', body: (f) => ({ url: f.url('/gate'), effort: 'standard' }) },
-  { name: 'extractMarkdown-standard-script-shell-rendered', route: '/extract/markdown', body: (f) => ({ url: f.url('/shell'), effort: 'standard' }) },
-  { name: 'extractMarkdown-max', route: '/extract/markdown', body: (f) => ({ url: f.url('/article'), effort: 'max', content: 'full' }) },
+  {
+    name: 'extractMarkdown-standard-fetched',
+    route: '/extract/markdown',
+    body: (f) => ({ url: f.url('/article'), effort: 'standard' }),
+  },
+  {
+    name: 'extractMarkdown-standard-blocked-rendered',
+    route: '/extract/markdown',
+    body: (f) => ({ url: f.url('/gate'), effort: 'standard' }),
+  },
+  {
+    name: 'extractMarkdown-standard-script-shell-rendered',
+    route: '/extract/markdown',
+    body: (f) => ({ url: f.url('/shell'), effort: 'standard' }),
+  },
+  {
+    name: 'extractMarkdown-max',
+    route: '/extract/markdown',
+    body: (f) => ({ url: f.url('/article'), effort: 'max', content: 'full' }),
+  },
   {
     name: 'extractJson-repair',
     route: '/extract/json',
@@ -71,7 +93,12 @@ const RECORDINGS: Recording[] = [
   {
     name: 'generateJson-repair',
     route: '/generate/json',
-    body: (f) => ({ url: f.url('/article'), effort: 'standard', json_schema: PRODUCT_SCHEMA, instructions: 'The product name and its price in euros.' }),
+    body: (f) => ({
+      url: f.url('/article'),
+      effort: 'standard',
+      json_schema: PRODUCT_SCHEMA,
+      instructions: 'The product name and its price in euros.',
+    }),
     replies: [INVALID_ANSWER, VALID_ANSWER],
   },
   {
@@ -81,18 +108,26 @@ const RECORDINGS: Recording[] = [
     replies: [INVALID_ANSWER, INVALID_ANSWER, INVALID_ANSWER],
     status: 500,
   },
-  { name: 'extractJson-chunks', route: '/extract/json', body: (f) => ({ url: f.url('/fleet'), effort: 'min', json_schema: FLEET_SCHEMA }) },
+  {
+    name: 'extractJson-chunks',
+    route: '/extract/json',
+    body: (f) => ({ url: f.url('/fleet'), effort: 'min', json_schema: FLEET_SCHEMA }),
+  },
 ];
 
 async function record(stack: Stack, client: Client, fixtures: FixtureServer, recording: Recording): Promise<void> {
-  await fetch(`${stack.modelUrl}/__control/script`, { method: 'POST', body: JSON.stringify({ replies: recording.replies ?? [] }) });
+  await fetch(`${stack.modelUrl}/__control/script`, {
+    method: 'POST',
+    body: JSON.stringify({ replies: recording.replies ?? [] }),
+  });
   const response = await fetch(`${stack.apiUrl}${recording.route}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
     body: JSON.stringify({ ...recording.body(fixtures), nocache: true }),
   });
   const workflowId = response.headers.get('x-workflow-id');
-  if (response.status !== (recording.status ?? 200) || !workflowId) throw new Error(`${recording.name}: HTTP ${response.status} ${await response.text()}`);
+  if (response.status !== (recording.status ?? 200) || !workflowId)
+    throw new Error(`${recording.name}: HTTP ${response.status} ${await response.text()}`);
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
   await writeFile(path.join(HISTORIES, `${recording.name}.json`), `${historyToJSON(history)}\n`);
   console.log(`${recording.name}: ${history.events?.length} events (${workflowId})`);

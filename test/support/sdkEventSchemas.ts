@@ -20,7 +20,12 @@ const SPEC_ONLY: Record<string, object> = {
     type: 'object',
     properties: {
       event: { const: 'start' },
-      data: { type: 'object', properties: { task: { type: 'string' }, url: { type: 'string' } }, required: ['task', 'url'], additionalProperties: false },
+      data: {
+        type: 'object',
+        properties: { task: { type: 'string' }, url: { type: 'string' } },
+        required: ['task', 'url'],
+        additionalProperties: false,
+      },
     },
     required: ['event', 'data'],
     additionalProperties: false,
@@ -57,7 +62,9 @@ interface GeneratedSchema {
 /** A checker of events against the client's types: the list of problems, empty when the event fits. */
 export function sdkEventChecker(): EventCheck {
   const ajv = new Ajv({ allErrors: true, strict: false });
-  const validators = new Map<string, ValidateFunction>(Object.entries(SPEC_ONLY).map(([key, schema]) => [key, ajv.compile(schema)]));
+  const validators = new Map<string, ValidateFunction>(
+    Object.entries(SPEC_ONLY).map(([key, schema]) => [key, ajv.compile(schema)]),
+  );
   for (const [operation, schema] of Object.entries(schemas()) as [StreamedOperationName, GeneratedSchema][]) {
     ajv.addSchema(schema, operation);
     // The union's members, each checked alone, so a problem is reported against the event's own type.
@@ -70,6 +77,8 @@ export function sdkEventChecker(): EventCheck {
     const validate = validators.get(`${operation} ${event.event}`);
     if (!validate) return [`${event.event} is no ${TYPES[operation]} type`];
     if (validate(event)) return [];
-    return (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message} ${JSON.stringify(error.params)}`);
+    return (validate.errors ?? []).map(
+      (error) => `${error.instancePath || '/'} ${error.message} ${JSON.stringify(error.params)}`,
+    );
   };
 }

@@ -24,7 +24,10 @@ export class SseStream {
     this.finished = this.pump();
   }
 
-  static async open(url: string, options: { key: string; lastEventId?: string | number; method?: string; body?: unknown }): Promise<SseStream> {
+  static async open(
+    url: string,
+    options: { key: string; lastEventId?: string | number; method?: string; body?: unknown },
+  ): Promise<SseStream> {
     const controller = new AbortController();
     const headers: Record<string, string> = { authorization: `Bearer ${options.key}` };
     if (options.lastEventId !== undefined) headers['last-event-id'] = String(options.lastEventId);
@@ -52,8 +55,12 @@ export class SseStream {
     let ended = false;
     void this.finished.then(() => (ended = true));
     while (!ready(this)) {
-      if (ended) throw new Error(`the stream ended before the condition held; got ${JSON.stringify(this.messages.map((m) => m.event ?? `:${m.comment}`))}`);
-      if (Date.now() > deadline) throw new Error(`timed out; got ${JSON.stringify(this.messages.map((m) => m.event ?? `:${m.comment}`))}`);
+      if (ended)
+        throw new Error(
+          `the stream ended before the condition held; got ${JSON.stringify(this.messages.map((m) => m.event ?? `:${m.comment}`))}`,
+        );
+      if (Date.now() > deadline)
+        throw new Error(`timed out; got ${JSON.stringify(this.messages.map((m) => m.event ?? `:${m.comment}`))}`);
       await new Promise<void>((resolve) => {
         this.waiters.push(resolve);
         setTimeout(resolve, 50);

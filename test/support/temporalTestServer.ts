@@ -17,7 +17,12 @@ const run = promisify(execFile);
  */
 export const TEST_SERVER_VERSION = '1.38.0';
 
-const JAVA: Prerequisite = { name: 'Java', executable: 'java', debianPackage: 'default-jre-headless', homebrewPackage: 'openjdk' };
+const JAVA: Prerequisite = {
+  name: 'Java',
+  executable: 'java',
+  debianPackage: 'default-jre-headless',
+  homebrewPackage: 'openjdk',
+};
 const MAVEN: Prerequisite = { name: 'Maven', executable: 'mvn', debianPackage: 'maven', homebrewPackage: 'maven' };
 
 export function testServerCacheDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -62,9 +67,21 @@ async function install(dir: string, log: (line: string) => void): Promise<void> 
   const work = await mkdtemp(`${dir}.partial-`);
   try {
     await writeFile(path.join(work, 'pom.xml'), POM);
-    await run('mvn', ['-B', '-q', '-f', path.join(work, 'pom.xml'), 'dependency:copy-dependencies', '-DincludeScope=runtime', `-DoutputDirectory=${path.join(work, 'lib')}`], {
-      maxBuffer: 16 * 1024 * 1024,
-    });
+    await run(
+      'mvn',
+      [
+        '-B',
+        '-q',
+        '-f',
+        path.join(work, 'pom.xml'),
+        'dependency:copy-dependencies',
+        '-DincludeScope=runtime',
+        `-DoutputDirectory=${path.join(work, 'lib')}`,
+      ],
+      {
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
     await rm(path.join(work, 'pom.xml'));
     await writeFile(path.join(work, 'temporal-test-server'), LAUNCHER);
     await chmod(path.join(work, 'temporal-test-server'), 0o755);

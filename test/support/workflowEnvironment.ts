@@ -1,4 +1,10 @@
-import { Runtime, DefaultLogger, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import {
+  Runtime,
+  DefaultLogger,
+  Worker,
+  bundleWorkflowCode,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { dataConverter } from '../../src/payloadCodec';
 
@@ -13,20 +19,32 @@ let runtimeInstalled = false;
 /** Errors only: the SDK logs every worker start at INFO, and every activity a test double fails at WARN. */
 export function quietRuntime(): void {
   if (runtimeInstalled) return;
-  Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
+  Runtime.install({
+    logger: new DefaultLogger('ERROR'),
+    telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } },
+  });
   runtimeInstalled = true;
 }
 
 export async function startTimeSkippingEnvironment(): Promise<TestWorkflowEnvironment> {
   const path = process.env.TEST_TEMPORAL_TEST_SERVER;
-  if (!path) throw new Error('TEST_TEMPORAL_TEST_SERVER is not set: workflow tests run under the workflow project (npm run test:workflow)');
+  if (!path)
+    throw new Error(
+      'TEST_TEMPORAL_TEST_SERVER is not set: workflow tests run under the workflow project (npm run test:workflow)',
+    );
   quietRuntime();
-  return TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } }, client: { dataConverter } });
+  return TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path } },
+    client: { dataConverter },
+  });
 }
 
 /** The service's workflows, bundled once per test file as the workflow worker bundles them. */
 export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: new DefaultLogger('WARN') });
+  return bundleWorkflowCode({
+    workflowsPath: require.resolve('../../src/workflows'),
+    logger: new DefaultLogger('WARN'),
+  });
 }
 
 /** A worker running the workflows and the given activities on one task queue, until `stop`. */
@@ -36,7 +54,13 @@ export async function startWorker(
   workflowBundle: WorkflowBundleWithSourceMap,
   activities: object,
 ): Promise<{ stop(): Promise<void> }> {
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities, dataConverter });
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle,
+    activities,
+    dataConverter,
+  });
   const running = worker.run();
   return {
     async stop() {

@@ -37,15 +37,27 @@ describe('event payloads against @tabstack/sdk', () => {
     const automate = automateStream.failureEvent(failure, 1_700_000_000_000);
     expect(check('research', research)).toEqual([]);
     expect(check('automate', automate)).toEqual([]);
-    expect(research.data).toEqual({ message: 'failed to fetch URL', timestamp: 1_700_000_000_000, error: { name: 'fetch_failed', message: 'failed to fetch URL' } });
-    expect(automate.data).toEqual({ success: false, error: { code: 'FETCH_FAILED', message: 'failed to fetch URL', timestamp: '2023-11-14T22:13:20.000Z' } });
+    expect(research.data).toEqual({
+      message: 'failed to fetch URL',
+      timestamp: 1_700_000_000_000,
+      error: { name: 'fetch_failed', message: 'failed to fetch URL' },
+    });
+    expect(automate.data).toEqual({
+      success: false,
+      error: { code: 'FETCH_FAILED', message: 'failed to fetch URL', timestamp: '2023-11-14T22:13:20.000Z' },
+    });
   });
 
   it('rejects payloads that do not fit, naming the problem', () => {
-    expect(check('research', { event: 'analyzing:start', data: { message: 'm', timestamp: 1, iteration: '1', pageCount: 2 } })).toEqual([
-      '/data/iteration must be number {"type":"number"}',
-    ]);
-    expect(check('research', { event: 'start', data: { message: 'm', timestamp: 1, extra: true } })[0]).toMatch(/additional properties/);
+    expect(
+      check('research', {
+        event: 'analyzing:start',
+        data: { message: 'm', timestamp: 1, iteration: '1', pageCount: 2 },
+      }),
+    ).toEqual(['/data/iteration must be number {"type":"number"}']);
+    expect(check('research', { event: 'start', data: { message: 'm', timestamp: 1, extra: true } })[0]).toMatch(
+      /additional properties/,
+    );
     expect(check('automate', { event: 'no:such', data: {} })).toEqual(['no:such is no AutomateEvent type']);
     expect(check('automate', { event: 'start', data: { task: 'find', url: 'https://example.com' } })).toEqual([]);
     expect(check('automate', { event: 'start', data: { task: 'find' } })[0]).toMatch(/required property 'url'/);

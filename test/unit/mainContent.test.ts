@@ -159,7 +159,9 @@ describe('mainContent on a page with style-sheet visibility classes', () => {
 });
 
 describe('mainContent on a product grid in <main> beside a long legal footer', () => {
-  const products = ['Wool Runner', 'Tree Dasher', 'Trail Glider', 'Canvas Piper'].map((name, i) => `<li class="product-card"><a href="/p/${i}">${name}</a><span>$${95 + i}</span></li>`).join('');
+  const products = ['Wool Runner', 'Tree Dasher', 'Trail Glider', 'Canvas Piper']
+    .map((name, i) => `<li class="product-card"><a href="/p/${i}">${name}</a><span>$${95 + i}</span></li>`)
+    .join('');
   const page = `<!doctype html><html><body>${navigation}
     <div class="content-sidebar-wrap"><main><h1>Sneakers</h1><ul class="grid">${products}</ul></main></div>
     <footer><p>${sentence('privacy', 1)}</p><p>${sentence('privacy', 2)}</p></footer>
@@ -173,7 +175,11 @@ describe('mainContent on a product grid in <main> beside a long legal footer', (
 });
 
 describe('mainContent on a short thread under a large consent manager', () => {
-  const purposes = Array.from({ length: 8 }, (_, i) => `<h4>Purpose ${i + 1}</h4><p>${sentence('cookie purpose', i + 1)} These cookies may be set by our advertising partners to build a profile of your interests.</p>`).join('');
+  const purposes = Array.from(
+    { length: 8 },
+    (_, i) =>
+      `<h4>Purpose ${i + 1}</h4><p>${sentence('cookie purpose', i + 1)} These cookies may be set by our advertising partners to build a profile of your interests.</p>`,
+  ).join('');
   const page = `<!doctype html><html><body>${navigation}
     <div class="thread"><div class="post"><p>Reply 1: My outboard engine stalls whenever the tide turns; has anyone seen this before?</p></div>
     <div class="post"><p>Reply 2: I had the same problem with mine, and cleaning the fuel filter fixed it for me.</p></div></div>
@@ -201,7 +207,11 @@ describe('mainContent on a page with a long dialog', () => {
 });
 
 describe('mainContent on a thread that declares itself a discussion', () => {
-  const replies = Array.from({ length: 4 }, (_, i) => `<div class="comment" id="comment-${i + 2}"><p>Reply ${i + 2}: I had the same problem with mine, and cleaning the fuel filter fixed it for me after a season of trouble on the river.</p></div>`).join('');
+  const replies = Array.from(
+    { length: 4 },
+    (_, i) =>
+      `<div class="comment" id="comment-${i + 2}"><p>Reply ${i + 2}: I had the same problem with mine, and cleaning the fuel filter fixed it for me after a season of trouble on the river.</p></div>`,
+  ).join('');
   const page = `<!doctype html><html><head><script type="application/ld+json">{"@context":"https://schema.org","@type":"DiscussionForumPosting","headline":"Outboard"}</script></head><body>${navigation}
     <div class="rules"><p>${sentence('forum rules', 1)}</p><p>${sentence('forum rules', 2)}</p></div>
     <div class="opening-post"><p>Reply 1: My outboard engine stalls whenever the tide turns; has anyone seen this before?</p></div>
@@ -214,7 +224,10 @@ describe('mainContent on a thread that declares itself a discussion', () => {
 });
 
 describe('mainContent on a page whose marked content a script reveals', () => {
-  const menu = Array.from({ length: 40 }, (_, i) => `<li><a href="/c/${i}">Vitamins and supplements for every need, aisle ${i}</a></li>`).join('');
+  const menu = Array.from(
+    { length: 40 },
+    (_, i) => `<li><a href="/c/${i}">Vitamins and supplements for every need, aisle ${i}</a></li>`,
+  ).join('');
   const page = `<!doctype html><html><body>${navigation}
     <div class="mega-menu" style="display: none"><ul>${menu}</ul></div>
     <div class="defer-block" style="display: none"><article><h1>Almond thins</h1>
@@ -229,7 +242,10 @@ describe('mainContent on a page whose marked content a script reveals', () => {
 });
 
 describe('mainContent on a discussion with one long post', () => {
-  const log = Array.from({ length: 40 }, (_, i) => `Line ${i}: the outboard engine log shows the fuel pressure dropping, then the engine stalls again.`).join(' ');
+  const log = Array.from(
+    { length: 40 },
+    (_, i) => `Line ${i}: the outboard engine log shows the fuel pressure dropping, then the engine stalls again.`,
+  ).join(' ');
   const page = `<!doctype html><html><body itemscope itemtype="https://schema.org/DiscussionForumPosting">${navigation}
     <div class="thread"><div class="post"><p>Reply 1: My outboard engine stalls whenever the tide turns; has anyone seen this before?</p></div>
     <div class="post"><p>Reply 2: Here is my log, it happens to me too.</p><p>${log}</p></div>
@@ -270,7 +286,10 @@ describe('mainContent on an article with photos and pointers to other stories', 
 });
 
 describe('mainContent on a short blog post under a long discussion', () => {
-  const comments = Array.from({ length: 8 }, (_, i) => `<li class="comment"><p>${sentence(`reader ${i + 1}`, i + 1)} ${sentence('follow-up', i + 1)}</p></li>`).join('');
+  const comments = Array.from(
+    { length: 8 },
+    (_, i) => `<li class="comment"><p>${sentence(`reader ${i + 1}`, i + 1)} ${sentence('follow-up', i + 1)}</p></li>`,
+  ).join('');
   const page = `<!doctype html><html><body>${navigation}<article class="post">
     <h1>Open thread: the quay</h1>
     <div class="entry-content"><p>Our open thread is the place to ask us anything about the quay works; we answer every question below.</p></div></article>
@@ -284,7 +303,11 @@ describe('mainContent on a short blog post under a long discussion', () => {
 });
 
 describe('mainContent on a short post followed by longer related posts', () => {
-  const related = Array.from({ length: 5 }, (_, i) => `<article class="postbox"><h2><a href="/post-${i}">Another post ${i}</a></h2><p>${sentence(`related ${i}`, i)} ${sentence('more', i)}</p></article>`).join('');
+  const related = Array.from(
+    { length: 5 },
+    (_, i) =>
+      `<article class="postbox"><h2><a href="/post-${i}">Another post ${i}</a></h2><p>${sentence(`related ${i}`, i)} ${sentence('more', i)}</p></article>`,
+  ).join('');
   const page = `<!doctype html><html><body>${navigation}<div class="columns">
     <article class="articlebox"><h1>Who loves themselves</h1><p>${sentence('post', 1)} ${sentence('post', 2)}</p><p>${sentence('post', 3)}</p></article>
     <article class="postbox"><h3>Você pode gostar...</h3>${related}</article></div>${footer}</body></html>`;
@@ -476,8 +499,10 @@ describe('mainContent on a blog index whose posts carry their author in their cl
 
 describe('mainContent on a service page whose questions are buttons in headings', () => {
   const faq = [1, 2, 3]
-    .map((i) => `<h3><button aria-expanded="true">Question ${i}: how long?</button></h3>
-      <div><p>${sentence('answer', i)}</p></div>`)
+    .map(
+      (i) => `<h3><button aria-expanded="true">Question ${i}: how long?</button></h3>
+      <div><p>${sentence('answer', i)}</p></div>`,
+    )
     .join('');
   const page = `<!doctype html><html><body>${navigation}<main><h1>Quay repairs</h1>
     <p>${sentence('service', 1)}</p><h2>Common questions</h2>${faq}
@@ -496,8 +521,10 @@ describe('mainContent on a service page whose questions are buttons in headings'
 
 describe('mainContent on a service page whose answers are collapsed', () => {
   const faq = [1, 2, 3]
-    .map((i) => `<h3 aria-expanded="false" aria-controls="answer-${i}">Question ${i}?</h3>
-      <div id="answer-${i}" aria-hidden="true"><p>${sentence('answer', i)}</p></div>`)
+    .map(
+      (i) => `<h3 aria-expanded="false" aria-controls="answer-${i}">Question ${i}?</h3>
+      <div id="answer-${i}" aria-hidden="true"><p>${sentence('answer', i)}</p></div>`,
+    )
     .join('');
   const page = `<!doctype html><html><body>${navigation}
     <a href="/m" aria-haspopup="true" aria-expanded="false" aria-controls="menu">More</a>
@@ -600,8 +627,10 @@ describe('mainContent on a page with a FAQ whose answers are folded', () => {
     `The quay opens at dawn on day ${i}, and the harbour master, who keeps the keys, lets boats ` +
     'out one by one, in the order they came in.';
   const faq = [1, 2, 3]
-    .map((i) => `<div class="faq__question">When does the quay open on day ${i}?</div>
-      <div class="faq__answer" style="display: none;"><p>${answer(i)}</p></div>`)
+    .map(
+      (i) => `<div class="faq__question">When does the quay open on day ${i}?</div>
+      <div class="faq__answer" style="display: none;"><p>${answer(i)}</p></div>`,
+    )
     .join('');
   const boats = ['Dinghies', 'Trawlers', 'Ferries', 'Yachts', 'Tugs', 'Lifeboats', 'Barges'];
   const links = boats.map((s) => `<a href="/${s}">${s} for sale and for hire</a>`).join(' ');

@@ -3,7 +3,10 @@ import { gzippedZeros, MiB } from '../support/gzipBomb';
 
 const codec = new GzipPayloadCodec();
 const utf8 = (bytes?: Uint8Array | null) => Buffer.from(bytes ?? []).toString('utf8');
-const jsonPayload = (value: unknown) => ({ metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from(JSON.stringify(value)) });
+const jsonPayload = (value: unknown) => ({
+  metadata: { encoding: Buffer.from('json/plain') },
+  data: Buffer.from(JSON.stringify(value)),
+});
 
 const PARAGRAPH = 'The harbour wakes before the sun, and the nets are mended by hand on the long stone quay. ';
 

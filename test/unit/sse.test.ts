@@ -2,13 +2,23 @@ import { parseLastEventId, sseComment, sseEvent } from '../../src/events/sse';
 
 describe('SSE encoding', () => {
   it('writes an event as id, event and data lines and a blank line (spec 4.3)', () => {
-    expect(sseEvent(7, 'analyzing:end', { iteration: 1, samples: [] })).toBe('id: 7\nevent: analyzing:end\ndata: {"iteration":1,"samples":[]}\n\n');
+    expect(sseEvent(7, 'analyzing:end', { iteration: 1, samples: [] })).toBe(
+      'id: 7\nevent: analyzing:end\ndata: {"iteration":1,"samples":[]}\n\n',
+    );
   });
 
   it('keeps data on one line whatever the text holds', () => {
     const encoded = sseEvent(1, 'complete', { report: '# Title\r\n\nline\u2028two\n\n' });
-    expect(encoded.split('\n')).toEqual(['id: 1', 'event: complete', 'data: {"report":"# Title\\r\\n\\nline\u2028two\\n\\n"}', '', '']);
-    expect(JSON.parse(encoded.split('\n')[2]!.slice('data: '.length))).toEqual({ report: '# Title\r\n\nline\u2028two\n\n' });
+    expect(encoded.split('\n')).toEqual([
+      'id: 1',
+      'event: complete',
+      'data: {"report":"# Title\\r\\n\\nline\u2028two\\n\\n"}',
+      '',
+      '',
+    ]);
+    expect(JSON.parse(encoded.split('\n')[2]!.slice('data: '.length))).toEqual({
+      report: '# Title\r\n\nline\u2028two\n\n',
+    });
   });
 
   it('writes heartbeats as comment lines, and refuses line breaks where they would split the stream', () => {

@@ -1,7 +1,8 @@
 import { ServiceError } from '../../src/errors';
 import { checkStructure, MAX_DEPTH, MAX_NODES } from '../../src/extraction/structureBounds';
 
-const nested = (depth: number) => `<html><body>${'<div>'.repeat(depth - 2)}text${'</div>'.repeat(depth - 2)}</body></html>`;
+const nested = (depth: number) =>
+  `<html><body>${'<div>'.repeat(depth - 2)}text${'</div>'.repeat(depth - 2)}</body></html>`;
 
 const refusal = (html: string): string | undefined => {
   try {
@@ -29,8 +30,12 @@ describe('checkStructure', () => {
   });
 
   it(`refuses more than ${MAX_NODES} nodes, counting elements, attributes, texts and comments`, () => {
-    expect(refusal(`<html><body>${'<a href=x>t</a>'.repeat(MAX_NODES / 3)}</body></html>`)).toBe(`page_too_large: more than ${MAX_NODES} nodes`);
-    expect(refusal(`<html><body>${'<!---->'.repeat(MAX_NODES)}</body></html>`)).toBe(`page_too_large: more than ${MAX_NODES} nodes`);
+    expect(refusal(`<html><body>${'<a href=x>t</a>'.repeat(MAX_NODES / 3)}</body></html>`)).toBe(
+      `page_too_large: more than ${MAX_NODES} nodes`,
+    );
+    expect(refusal(`<html><body>${'<!---->'.repeat(MAX_NODES)}</body></html>`)).toBe(
+      `page_too_large: more than ${MAX_NODES} nodes`,
+    );
     expect(refusal(`<html><body>${'<i></i>'.repeat(MAX_NODES / 2)}</body></html>`)).toBeUndefined();
   });
 });

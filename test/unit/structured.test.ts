@@ -3,16 +3,28 @@ import { mergeAnswers } from '../../src/structured/merge';
 import { compileSchema, fillFromMetadata, strictCompatible } from '../../src/structured/schema';
 
 describe('schema', () => {
-  const product = { type: 'object', properties: { name: { type: 'string' }, url: { type: 'string', format: 'uri' } }, required: ['name'] };
+  const product = {
+    type: 'object',
+    properties: { name: { type: 'string' }, url: { type: 'string', format: 'uri' } },
+    required: ['name'],
+  };
 
   it('validates with draft 2020-12 by default and names each error', () => {
     const check = compileSchema(product);
     expect(check({ name: 'Lamp', url: 'https://example.com/lamp' })).toEqual([]);
-    expect(check({ url: 'not a url' })).toEqual(["(root) must have required property 'name'", '/url must match format "uri"']);
+    expect(check({ url: 'not a url' })).toEqual([
+      "(root) must have required property 'name'",
+      '/url must match format "uri"',
+    ]);
   });
 
   it('reads draft-07 schemas as draft-07', () => {
-    const check = compileSchema({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'array', items: [{ type: 'string' }], additionalItems: false });
+    const check = compileSchema({
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'array',
+      items: [{ type: 'string' }],
+      additionalItems: false,
+    });
     expect(check(['a'])).toEqual([]);
     expect(check(['a', 'b'])).toEqual(['(root) must NOT have more than 1 items']);
   });
@@ -24,15 +36,30 @@ describe('schema', () => {
   it('asks for strict output only when every object already requires all its properties and no others', () => {
     expect(strictCompatible(product)).toBe(false);
     expect(strictCompatible({ ...product, required: ['name', 'url'], additionalProperties: false })).toBe(true);
-    const nested = { type: 'object', properties: { items: { type: 'array', items: product } }, required: ['items'], additionalProperties: false };
+    const nested = {
+      type: 'object',
+      properties: { items: { type: 'array', items: product } },
+      required: ['items'],
+      additionalProperties: false,
+    };
     expect(strictCompatible(nested)).toBe(false);
   });
 
   it('fills an empty page_title or favicon from the page metadata, nothing else', () => {
-    const schema = { type: 'object', properties: { page_title: { type: 'string' }, favicon: { type: 'string' }, name: { type: 'string' } } };
+    const schema = {
+      type: 'object',
+      properties: { page_title: { type: 'string' }, favicon: { type: 'string' }, name: { type: 'string' } },
+    };
     const metadata = { title: 'Harbour Lamp', favicon: 'https://shop.example/favicon.png' };
-    expect(fillFromMetadata({ page_title: '', favicon: null, name: '' }, schema, metadata)).toEqual({ page_title: 'Harbour Lamp', favicon: 'https://shop.example/favicon.png', name: '' });
-    expect(fillFromMetadata({ page_title: 'Kept' }, schema, metadata)).toEqual({ page_title: 'Kept', favicon: 'https://shop.example/favicon.png' });
+    expect(fillFromMetadata({ page_title: '', favicon: null, name: '' }, schema, metadata)).toEqual({
+      page_title: 'Harbour Lamp',
+      favicon: 'https://shop.example/favicon.png',
+      name: '',
+    });
+    expect(fillFromMetadata({ page_title: 'Kept' }, schema, metadata)).toEqual({
+      page_title: 'Kept',
+      favicon: 'https://shop.example/favicon.png',
+    });
   });
 });
 
@@ -71,6 +98,10 @@ describe('mergeAnswers', () => {
       { title: 'Harbour fleet', owner: 'Council', boats: [{ name: 'Ada' }, { name: 'Brig' }] },
       { title: 'Fleet', boats: [{ name: 'Cutter' }] },
     ]);
-    expect(merged).toEqual({ title: 'Harbour fleet', owner: 'Council', boats: [{ name: 'Ada' }, { name: 'Brig' }, { name: 'Cutter' }] });
+    expect(merged).toEqual({
+      title: 'Harbour fleet',
+      owner: 'Council',
+      boats: [{ name: 'Ada' }, { name: 'Brig' }, { name: 'Cutter' }],
+    });
   });
 });

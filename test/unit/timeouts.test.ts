@@ -3,12 +3,25 @@ import { activityTimeouts } from '../../src/timeouts';
 
 describe('timeouts', () => {
   it('gives each activity the limits it must contain, plus room to finish', () => {
-    const config = loadConfig({ RENDER_TIMEOUT_MS: '120000', FETCH_TIMEOUT_MS: '20000', CONVERT_TIMEOUT_MS: '10000', MODEL_TIMEOUT_MS: '200000' });
-    expect(activityTimeouts(config)).toEqual({ fetchMs: 45_000, quickFetchMs: 30_000, renderMs: 145_000, modelMs: 215_000 });
+    const config = loadConfig({
+      RENDER_TIMEOUT_MS: '120000',
+      FETCH_TIMEOUT_MS: '20000',
+      CONVERT_TIMEOUT_MS: '10000',
+      MODEL_TIMEOUT_MS: '200000',
+    });
+    expect(activityTimeouts(config)).toEqual({
+      fetchMs: 45_000,
+      quickFetchMs: 30_000,
+      renderMs: 145_000,
+      modelMs: 215_000,
+    });
   });
 
   it.each([
-    [{ RENDER_TIMEOUT_MS: '300000' }, /^RENDER_TIMEOUT_MS \(with CONVERT_TIMEOUT_MS\): one attempt may take 335 s, more than the 175 s/],
+    [
+      { RENDER_TIMEOUT_MS: '300000' },
+      /^RENDER_TIMEOUT_MS \(with CONVERT_TIMEOUT_MS\): one attempt may take 335 s, more than the 175 s/,
+    ],
     [{ FETCH_TIMEOUT_MS: '200000' }, /^FETCH_TIMEOUT_MS/],
     [{ MODEL_TIMEOUT_MS: '600000' }, /^MODEL_TIMEOUT_MS: one attempt may take 615 s, more than the 295 s/],
   ])('refuses at start a limit one attempt could not keep within its operation: %j', (env, message) => {

@@ -99,7 +99,12 @@ function extract(effort: Effort): Promise<ExtractMarkdownResult> {
   return env.client.workflow.execute('extractMarkdown', {
     taskQueue: TASK_QUEUE,
     workflowId: `extract-${effort}-${Math.random().toString(36).slice(2)}`,
-    args: [{ request: { url: URL, effort, content: 'main', metadata: false, nocache: false }, queues: { fetch: TASK_QUEUE, browser: TASK_QUEUE } }],
+    args: [
+      {
+        request: { url: URL, effort, content: 'main', metadata: false, nocache: false },
+        queues: { fetch: TASK_QUEUE, browser: TASK_QUEUE },
+      },
+    ],
   });
 }
 

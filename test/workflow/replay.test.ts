@@ -17,7 +17,10 @@ const HISTORIES = path.resolve(__dirname, '..', 'histories');
 const histories = readdirSync(HISTORIES)
   .filter((file) => file.endsWith('.json'))
   .sort()
-  .map((file) => ({ workflowId: file.replace(/\.json$/, ''), history: historyFromJSON(JSON.parse(readFileSync(path.join(HISTORIES, file), 'utf8'))) }));
+  .map((file) => ({
+    workflowId: file.replace(/\.json$/, ''),
+    history: historyFromJSON(JSON.parse(readFileSync(path.join(HISTORIES, file), 'utf8'))),
+  }));
 
 let workflowBundle: WorkflowBundleWithSourceMap;
 
@@ -27,7 +30,9 @@ beforeAll(async () => {
 });
 
 it('has a recorded history of every workflow type', () => {
-  const recorded = new Set(histories.map(({ history }) => history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name));
+  const recorded = new Set(
+    histories.map(({ history }) => history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name),
+  );
   expect([...recorded].sort()).toEqual(Object.keys(workflows).sort());
 });
 

@@ -17,7 +17,11 @@ import { bundleWorkflows, startTimeSkippingEnvironment, startWorker } from '../s
 
 const TASK_QUEUE = 'structured-json';
 const URL = 'https://shop.example/lamp';
-const SCHEMA = { type: 'object', properties: { name: { type: 'string' }, price: { type: 'number' } }, required: ['name', 'price'] };
+const SCHEMA = {
+  type: 'object',
+  properties: { name: { type: 'string' }, price: { type: 'number' } },
+  required: ['name', 'price'],
+};
 
 /** One scripted model answer: a value with the errors the real activity would find, or a failure. */
 type Reply = { value: unknown; errors?: string[] } | ApplicationFailure;
@@ -41,7 +45,16 @@ let worker: { stop(): Promise<void> };
 const activities = {
   async fetchPage(): Promise<ObtainedPage<ModelInput>> {
     const reading = { chunks: doubles.chunks, metadata: { title: 'Harbour Lamp' } };
-    return { requestedUrl: URL, finalUrl: URL, status: 200, contentType: 'text/html', bytes: 1000, obtainMs: 5, needsBrowser: false, reading };
+    return {
+      requestedUrl: URL,
+      finalUrl: URL,
+      status: 200,
+      contentType: 'text/html',
+      bytes: 1000,
+      obtainMs: 5,
+      needsBrowser: false,
+      reading,
+    };
   },
   async askModel(input: AskModelInput): Promise<ModelAnswer> {
     doubles.asked.push(input);
@@ -49,7 +62,14 @@ const activities = {
     if (!reply) throw ApplicationFailure.nonRetryable('the test scripted no more answers');
     if (reply instanceof ApplicationFailure) throw reply;
     const usage = { prompt: 100, completion: 10, total: 110 };
-    return { answer: JSON.stringify(reply.value), value: reply.value, errors: reply.errors ?? [], usage, model: 'double', promptVersion: 'v1' };
+    return {
+      answer: JSON.stringify(reply.value),
+      value: reply.value,
+      errors: reply.errors ?? [],
+      usage,
+      model: 'double',
+      promptVersion: 'v1',
+    };
   },
   async validateAnswer(input: ValidateInput): Promise<{ value: unknown; errors: string[] }> {
     doubles.validated.push(input);
@@ -77,16 +97,31 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  doubles = { chunks: ['# Harbour Lamp\n\nPrice: 42.50 EUR'], replies: [], asked: [], validated: [], validationErrors: [] };
+  doubles = {
+    chunks: ['# Harbour Lamp\n\nPrice: 42.50 EUR'],
+    replies: [],
+    asked: [],
+    validated: [],
+    validationErrors: [],
+  };
 });
 
 function run(workflow: 'extractJson' | 'generateJson', repairAttempts = 2): Promise<unknown> {
   const input: StructuredJsonInput = {
-    request: { url: URL, effort: 'min', json_schema: SCHEMA, ...(workflow === 'generateJson' ? { instructions: 'Name and price' } : {}) },
+    request: {
+      url: URL,
+      effort: 'min',
+      json_schema: SCHEMA,
+      ...(workflow === 'generateJson' ? { instructions: 'Name and price' } : {}),
+    },
     queues: { fetch: TASK_QUEUE, browser: TASK_QUEUE, model: TASK_QUEUE },
     repairAttempts,
   };
-  return env.client.workflow.execute(workflow, { taskQueue: TASK_QUEUE, workflowId: `${workflow}-${Math.random().toString(36).slice(2)}`, args: [input] });
+  return env.client.workflow.execute(workflow, {
+    taskQueue: TASK_QUEUE,
+    workflowId: `${workflow}-${Math.random().toString(36).slice(2)}`,
+    args: [input],
+  });
 }
 
 async function failureOf(run: Promise<unknown>): Promise<ApplicationFailure> {
@@ -124,7 +159,9 @@ describe('the repair loop', () => {
   });
 
   it('stops at once when the model refuses the request for good', async () => {
-    doubles.replies = [ApplicationFailure.nonRetryable('model answered HTTP 401: Incorrect API key provided.', MODEL_FAILED)];
+    doubles.replies = [
+      ApplicationFailure.nonRetryable('model answered HTTP 401: Incorrect API key provided.', MODEL_FAILED),
+    ];
     const failure = await failureOf(run('extractJson'));
     expect(failure.type).toBe('generation_failed');
     expect(failure.message).toBe('model answered HTTP 401: Incorrect API key provided.');
@@ -134,7 +171,11 @@ describe('the repair loop', () => {
 
 describe('retries', () => {
   it("waits out a model's two-minute Retry-After in workflow time, not in test time", async () => {
-    const retryAfter = ApplicationFailure.create({ type: 'model_transient', message: 'model answered HTTP 429', nextRetryDelay: '2m' });
+    const retryAfter = ApplicationFailure.create({
+      type: 'model_transient',
+      message: 'model answered HTTP 429',
+      nextRetryDelay: '2m',
+    });
     doubles.replies = [retryAfter, valid];
     const before = await env.currentTimeMs();
     const started = Date.now();
@@ -148,7 +189,12 @@ describe('retries', () => {
 describe('a page in chunks', () => {
   it('asks chunk by chunk (repairing each as needed), then checks the merged answer', async () => {
     doubles.chunks = ['part one', 'part two', 'part three'];
-    doubles.replies = [{ value: { name: 'Harbour Lamp', price: null } }, invalid, { value: { name: '', price: 42.5 } }, { value: { name: '', price: null } }];
+    doubles.replies = [
+      { value: { name: 'Harbour Lamp', price: null } },
+      invalid,
+      { value: { name: '', price: 42.5 } },
+      { value: { name: '', price: null } },
+    ];
     expect(await run('extractJson')).toEqual({ name: 'Harbour Lamp', price: 42.5 });
     expect(doubles.asked.map((asked) => [asked.content, asked.part, Boolean(asked.repair)])).toEqual([
       ['part one', { index: 0, count: 3 }, false],
@@ -166,6 +212,8 @@ describe('a page in chunks', () => {
     doubles.validationErrors = ['(root) must NOT have additional properties: colour'];
     const failure = await failureOf(run('generateJson'));
     expect(failure.type).toBe('transform_failed');
-    expect(failure.message).toBe('the merged answer does not match the schema: (root) must NOT have additional properties: colour');
+    expect(failure.message).toBe(
+      'the merged answer does not match the schema: (root) must NOT have additional properties: colour',
+    );
   });
 });

@@ -19,7 +19,10 @@ export class Subscription {
     private readonly log: Logger,
   ) {}
 
-  /** The next events in order; undefined once the stream has ended (after its last event) or the subscription closed. */
+  /**
+   * The next events in order; undefined once the stream has ended (after its last event) or the
+   * subscription closed.
+   */
   async next(): Promise<RecordedEvent[] | undefined> {
     while (!this.closed && !this.ended) {
       let batch: RecordedEvent[];

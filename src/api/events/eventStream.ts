@@ -31,7 +31,12 @@ function drained(body: PassThrough): Promise<void> {
  * one, and the end of the response after the stream's last event. A client that goes away
  * closes its subscription; the run goes on (see EventLog for the grace period).
  */
-export function streamEvents(ctx: Context & { state: ApiState }, relay: EventRelay, target: StreamTarget, heartbeatMs: number): void {
+export function streamEvents(
+  ctx: Context & { state: ApiState },
+  relay: EventRelay,
+  target: StreamTarget,
+  heartbeatMs: number,
+): void {
   ctx.status = 200;
   ctx.type = 'text/event-stream';
   ctx.set('cache-control', 'no-cache, no-transform');

@@ -1,7 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ulid } from 'ulid';
 import type { Client, WorkflowExecutionStatusName } from '@temporalio/client';
-import { listEventsQuery, readEventsUpdate, releaseReaderSignal, type ReadResult, type RecordedEvent } from '../../events/messages';
+import {
+  listEventsQuery,
+  readEventsUpdate,
+  releaseReaderSignal,
+  type ReadResult,
+  type RecordedEvent,
+} from '../../events/messages';
 import type { AnyStreamedOperation, StreamFailure } from '../../events/streams';
 import type { Logger } from '../../logger';
 
@@ -106,7 +112,9 @@ export class RunReader {
     const found: RecordedEvent[] = [];
     let cursor = after;
     while (cursor + 1 < before) {
-      const page = await this.retrying(() => this.client.workflow.getHandle(this.workflowId, runId).query(listEventsQuery, { after: cursor }));
+      const page = await this.retrying(() =>
+        this.client.workflow.getHandle(this.workflowId, runId).query(listEventsQuery, { after: cursor }),
+      );
       if (page.firstId > cursor + 1) {
         if (!page.earlierRunId) throw new Error(`events ${cursor + 1} to ${page.firstId - 1} are in no run`);
         const earlier = await this.range(cursor, Math.min(before, page.firstId), page.earlierRunId);
@@ -150,7 +158,9 @@ export class RunReader {
         if (this.stopped) return 'ended';
         // A closed run takes no reads, nor does one handing over to a new run; a query answers either.
         this.log.debug({ err, workflowId: this.workflowId }, 'read refused; asking by query');
-        const held = await this.retrying(() => this.client.workflow.getHandle(this.workflowId).query(listEventsQuery, { after: this.head }));
+        const held = await this.retrying(() =>
+          this.client.workflow.getHandle(this.workflowId).query(listEventsQuery, { after: this.head }),
+        );
         if (held.events.length > 0 || held.closed) return held;
         const { status } = await this.retrying(() => this.client.workflow.getHandle(this.workflowId).describe());
         if (status.name !== 'RUNNING') {

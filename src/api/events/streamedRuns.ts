@@ -20,8 +20,16 @@ export interface StreamedRuns {
    * failure to start is thrown, so it gets its status (spec 7); once streaming, failures are
    * the stream's `error` event. The run id for resuming is in the `x-run-id` header.
    */
-  streamWorkflow<W extends Workflow>(ctx: ApiContext, operation: StreamedOperationName, workflow: W | string, options: RunOptions<W>): Promise<void>;
-  /** Answers with the events after `after` of a run the caller's organization started, then the live ones; 404 for any other. */
+  streamWorkflow<W extends Workflow>(
+    ctx: ApiContext,
+    operation: StreamedOperationName,
+    workflow: W | string,
+    options: RunOptions<W>,
+  ): Promise<void>;
+  /**
+   * Answers with the events after `after` of a run the caller's organization started, then the live
+   * ones; 404 for any other.
+   */
   resumeRun(ctx: ApiContext, runId: string, after: number): Promise<void>;
 }
 
@@ -43,7 +51,12 @@ export function createStreamedRuns(config: Config, client: Client, logger: Logge
       } as unknown as WorkflowStartOptions<Workflow>);
       ctx.set('x-workflow-id', workflowId);
       ctx.set('x-run-id', runIdOf(operation, id));
-      streamEvents(ctx, relay, { workflowId, operation: streamedOperation(operation), after: 0 }, config.stream.heartbeatMs);
+      streamEvents(
+        ctx,
+        relay,
+        { workflowId, operation: streamedOperation(operation), after: 0 },
+        config.stream.heartbeatMs,
+      );
     },
 
     async resumeRun(ctx, runId, after) {
@@ -59,11 +72,17 @@ export function createStreamedRuns(config: Config, client: Client, logger: Logge
         throw err;
       }
       // The id already names the caller's organization; the memo check keeps it so should ids ever change.
-      if (memo?.organization !== organization) throw new ServiceError('not_found', `run ${workflowId} belongs to another organization`);
+      if (memo?.organization !== organization)
+        throw new ServiceError('not_found', `run ${workflowId} belongs to another organization`);
       ctx.state.workflowId = workflowId;
       ctx.set('x-workflow-id', workflowId);
       ctx.set('x-run-id', runId);
-      streamEvents(ctx, relay, { workflowId, operation: streamedOperation(run.operation), after }, config.stream.heartbeatMs);
+      streamEvents(
+        ctx,
+        relay,
+        { workflowId, operation: streamedOperation(run.operation), after },
+        config.stream.heartbeatMs,
+      );
     },
   };
 }

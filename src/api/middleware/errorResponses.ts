@@ -13,14 +13,15 @@ export function toServiceError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err;
   if (err instanceof WorkflowFailedError) {
     for (let cause: unknown = err.cause; cause instanceof TemporalFailure; cause = cause.cause) {
-      if (cause instanceof ApplicationFailure && isErrorCode(cause.type)) return new ServiceError(cause.type, cause.message);
+      if (cause instanceof ApplicationFailure && isErrorCode(cause.type))
+        return new ServiceError(cause.type, cause.message);
     }
     return new ServiceError('internal', describeFailure(err));
   }
   const status = (err as { status?: unknown }).status;
   if (status === 404) return new ServiceError('not_found');
   if (status === 405) return new ServiceError('method_not_allowed');
-  return new ServiceError('internal', err instanceof Error ? err.stack ?? err.message : String(err));
+  return new ServiceError('internal', err instanceof Error ? (err.stack ?? err.message) : String(err));
 }
 
 function describeFailure(err: Error): string {

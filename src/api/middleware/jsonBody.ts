@@ -9,7 +9,11 @@ export function jsonBody(limitBytes: number): Middleware<ApiState> {
     if (!['POST', 'PUT', 'PATCH'].includes(ctx.method)) return next();
     let text: string;
     try {
-      text = await getRawBody(ctx.req, { limit: limitBytes, length: ctx.get('content-length') || undefined, encoding: 'utf-8' });
+      text = await getRawBody(ctx.req, {
+        limit: limitBytes,
+        length: ctx.get('content-length') || undefined,
+        encoding: 'utf-8',
+      });
     } catch (err) {
       if ((err as { type?: string }).type === 'entity.too.large') throw new ServiceError('body_too_large');
       throw new ServiceError('invalid_json', err instanceof Error ? err.message : String(err));

@@ -34,7 +34,8 @@ function fromJson(payload: JsonPayload): Payload {
 
 function toJson(payload: Payload): JsonPayload {
   const metadata: Record<string, string> = {};
-  for (const [key, value] of Object.entries(payload.metadata ?? {})) metadata[key] = Buffer.from(value).toString('base64');
+  for (const [key, value] of Object.entries(payload.metadata ?? {}))
+    metadata[key] = Buffer.from(value).toString('base64');
   return { metadata, data: payload.data ? Buffer.from(payload.data).toString('base64') : undefined };
 }
 

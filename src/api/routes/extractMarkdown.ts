@@ -48,7 +48,13 @@ export function extractMarkdownRoute(deps: ApiDeps): Middleware<ApiState> {
       return;
     }
     const result = await deps.runWorkflow(ctx, 'extract-markdown', extractMarkdown, {
-      args: [{ request, queues: { fetch: deps.config.taskQueues.fetch, browser: deps.config.taskQueues.browser }, timeouts: activityTimeouts(deps.config) }],
+      args: [
+        {
+          request,
+          queues: { fetch: deps.config.taskQueues.fetch, browser: deps.config.taskQueues.browser },
+          timeouts: activityTimeouts(deps.config),
+        },
+      ],
       url: request.url,
       timeout: OPERATION_DEADLINE_MS['extract-markdown'],
     });

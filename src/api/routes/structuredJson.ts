@@ -28,7 +28,10 @@ function parseSchema(body: Record<string, unknown>): JsonSchema {
 }
 
 /** Spec 2.6 and 2.7 with their defaults applied. */
-export function parseStructuredRequest(body: Record<string, unknown>, withInstructions: boolean): StructuredJsonRequest {
+export function parseStructuredRequest(
+  body: Record<string, unknown>,
+  withInstructions: boolean,
+): StructuredJsonRequest {
   const fields = new RequestFields(body);
   const url = fields.requiredString('url', 'url_required');
   const json_schema = parseSchema(body);
@@ -57,7 +60,14 @@ export function structuredJsonRoute(deps: ApiDeps, operation: 'extract-json' | '
     await checkPageTarget(deps, request);
     const { fetch, browser, model } = deps.config.taskQueues;
     ctx.body = await deps.runWorkflow(ctx, operation, workflow, {
-      args: [{ request, queues: { fetch, browser, model }, repairAttempts: deps.config.model.repairAttempts, timeouts: activityTimeouts(deps.config) }],
+      args: [
+        {
+          request,
+          queues: { fetch, browser, model },
+          repairAttempts: deps.config.model.repairAttempts,
+          timeouts: activityTimeouts(deps.config),
+        },
+      ],
       url: request.url,
       timeout: OPERATION_DEADLINE_MS[operation],
     });

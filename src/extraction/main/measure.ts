@@ -38,7 +38,44 @@ const SAMPLE_CHARS = 300;
 const WORD_LIST_CHARS = SAMPLE_CHARS;
 
 /** Tags that start a text block of their own; everything else is inline and belongs to the block around it. */
-const BLOCKS = new Set(['P', 'DIV', 'LI', 'TD', 'TH', 'DD', 'DT', 'PRE', 'BLOCKQUOTE', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'SECTION', 'ARTICLE', 'FIGCAPTION', 'MAIN', 'BODY', 'TABLE', 'TR', 'UL', 'OL', 'DL', 'FIGURE', 'HEADER', 'FOOTER', 'ASIDE', 'NAV', 'FORM', 'ADDRESS', 'DETAILS', 'SUMMARY', 'CAPTION', 'BR']);
+const BLOCKS = new Set([
+  'P',
+  'DIV',
+  'LI',
+  'TD',
+  'TH',
+  'DD',
+  'DT',
+  'PRE',
+  'BLOCKQUOTE',
+  'H1',
+  'H2',
+  'H3',
+  'H4',
+  'H5',
+  'H6',
+  'SECTION',
+  'ARTICLE',
+  'FIGCAPTION',
+  'MAIN',
+  'BODY',
+  'TABLE',
+  'TR',
+  'UL',
+  'OL',
+  'DL',
+  'FIGURE',
+  'HEADER',
+  'FOOTER',
+  'ASIDE',
+  'NAV',
+  'FORM',
+  'ADDRESS',
+  'DETAILS',
+  'SUMMARY',
+  'CAPTION',
+  'BR',
+]);
 
 interface Block {
   chars: number;
@@ -49,7 +86,17 @@ interface Block {
 /** Whitespace exactly as `\s` defines it, by character code. */
 function isSpace(code: number): boolean {
   if (code < 128) return code === 32 || (code >= 9 && code <= 13);
-  return code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff;
+  return (
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
 }
 
 /**

@@ -17,7 +17,8 @@ export const NEVER_CONTENT_TAGS = new Set([
 export const FURNITURE_TAGS = new Set(['NAV', 'ASIDE', 'FOOTER', 'HEADER', 'FORM']);
 
 /** ARIA roles of page furniture. */
-export const FURNITURE_ROLES = /^(navigation|banner|contentinfo|complementary|search|dialog|alertdialog|menu|menubar|toolbar|tablist)$/i;
+export const FURNITURE_ROLES =
+  /^(navigation|banner|contentinfo|complementary|search|dialog|alertdialog|menu|menubar|toolbar|tablist)$/i;
 
 /** ARIA roles of a dialog over the page: furniture whatever its size. */
 export const MODAL_ROLES = /^(dialog|alertdialog)$/i;
@@ -37,7 +38,8 @@ export const BOILERPLATE_NAMES =
  * page's <main> such a block is furniture however much text it holds; other boilerplate names
  * are sometimes given to a region of the content itself.
  */
-export const OVERLAY_NAMES = /(^|[\s_-])(cookie|consent|gdpr|popup|modal|overlay|newsletter|subscribe|paywall|signup|sign-up|login)/i;
+export const OVERLAY_NAMES =
+  /(^|[\s_-])(cookie|consent|gdpr|popup|modal|overlay|newsletter|subscribe|paywall|signup|sign-up|login)/i;
 
 /**
  * Cookie and consent banners, named by the consent managers in wide use (OneTrust, Cookiebot,
@@ -57,9 +59,7 @@ function wholeWords(words: string): RegExp {
  * Whole class/id words of boilerplate that would match too much as prefixes (`ad` in `address`,
  * `header` in `header-title`), in three kinds. What a block is: a menu, a toolbar, a notice.
  */
-export const FURNITURE_WORDS = wholeWords(
-  'hashtags?|crumbs?|notice|menu|nav|print|promo|disclaimer|copyright|toolbar',
-);
+export const FURNITURE_WORDS = wholeWords('hashtags?|crumbs?|notice|menu|nav|print|promo|disclaimer|copyright|toolbar');
 /**
  * The slots a page's template fills: its header, footer, banner, category bar, ad slots. Every
  * item of a list may have the same slots (its head, its foot, its tags, a slot a grid fills
@@ -67,9 +67,7 @@ export const FURNITURE_WORDS = wholeWords(
  */
 export const SLOT_WORDS = wholeWords('header|footer|banner|masthead|categories|ad|ads|adslot|dfp');
 /** What describes an item or a page: its byline, metadata rather than text. */
-export const BYLINE_WORDS = wholeWords(
-  'meta|date|time|author|reactions|updated|posted-?on|timestamp|dateline',
-);
+export const BYLINE_WORDS = wholeWords('meta|date|time|author|reactions|updated|posted-?on|timestamp|dateline');
 /** ... unless the block so named holds this share of its item's text: then it is its body. */
 export const ITEM_BODY_SHARE = 0.5;
 
@@ -79,26 +77,31 @@ export const ITEM_BODY_SHARE = 0.5;
  */
 export const HIDDEN_CLASSES = /^(hidden|hide|d-none|is-hidden|invisible)$/i;
 /** ... unless a responsive class shows it again on a wide screen (`hidden md:block`, `d-none d-lg-flex`). */
-export const SHOWN_WIDE_CLASSES = /^((sm|md|lg|xl|2xl):(block|flex|grid|inline|inline-block|inline-flex|table|contents)|d-(sm|md|lg|xl|xxl)-(block|flex|grid|inline|inline-block|inline-flex|table))$/i;
+export const SHOWN_WIDE_CLASSES =
+  /^((sm|md|lg|xl|2xl):(block|flex|grid|inline|inline-block|inline-flex|table|contents)|d-(sm|md|lg|xl|xxl)-(block|flex|grid|inline|inline-block|inline-flex|table))$/i;
 /**
  * Class names that hide an element on a wide screen, where pages are read as a desktop browser
  * shows them: the mobile copy of a menu or a section (`lg:hidden`, `d-lg-none`, `hidden-desktop`,
  * `visible-xs`, `mobile-only`).
  */
-export const HIDDEN_WIDE_CLASSES = /^((md|lg|xl):hidden|d-(md|lg|xl)-none|visible-(xs|sm)|(.*[-_])?(hidden|hide)[-_](desktop|lg|md)|(.*[-_])?(mobile|phone)[-_]only|(show|visible)[-_](mobile|phone))$/i;
+export const HIDDEN_WIDE_CLASSES =
+  /^((md|lg|xl):hidden|d-(md|lg|xl)-none|visible-(xs|sm)|(.*[-_])?(hidden|hide)[-_](desktop|lg|md)|(.*[-_])?(mobile|phone)[-_]only|(show|visible)[-_](mobile|phone))$/i;
 
 /** class/id words of the content itself: a block named so is kept though it matches a boilerplate word too. */
-export const CONTENT_NAMES = /(^|[\s_-])(article-?body|articlebody|post-?body|post-?content|entry-?content|story-?body|main-?content|page-?content|rich-?text|richtext|prose|markdown|body-?text|article-?content|content-?body|text-?content)($|[\s_-])/i;
+export const CONTENT_NAMES =
+  /(^|[\s_-])(article-?body|articlebody|post-?body|post-?content|entry-?content|story-?body|main-?content|page-?content|rich-?text|richtext|prose|markdown|body-?text|article-?content|content-?body|text-?content)($|[\s_-])/i;
 
 /**
  * Names sites give the body of an article (not a forum post: `post-content` also marks each
  * post of a thread). A page that marks its own text so, outside its comments, is an article
  * whose comments are extras, however long the discussion under it.
  */
-export const ARTICLE_BODY_NAMES = /(^|[\s_-])(article-?body|articlebody|entry-?content|story-?body|article-?content)($|[\s_-])/i;
+export const ARTICLE_BODY_NAMES =
+  /(^|[\s_-])(article-?body|articlebody|entry-?content|story-?body|article-?content)($|[\s_-])/i;
 
 /** Reader comments: dropped from a page whose own text stands without them, kept on forums where they are the page. */
-export const COMMENT_NAMES = /(^|[\s_-])(comments?|commentlist|comment-?list|comments-?area|respond|disqus|discussion|replies)($|[\s_-])/i;
+export const COMMENT_NAMES =
+  /(^|[\s_-])(comments?|commentlist|comment-?list|comments-?area|respond|disqus|discussion|replies)($|[\s_-])/i;
 
 /**
  * Customers' reviews on a product page (named `reviews` or by the review widgets shops embed:
@@ -118,7 +121,8 @@ export const MAX_CART_CONTROLS = 4;
  * (`"@type": "DiscussionForumPosting"`) or microdata (`itemtype=".../QAPage"`): on such a page
  * the replies are the content, whatever they are named.
  */
-export const DISCUSSION_JSON_LD = /"@type"\s*:\s*(\[[^\]]*)?"(https?:\/\/schema\.org\/)?(DiscussionForumPosting|QAPage)"/;
+export const DISCUSSION_JSON_LD =
+  /"@type"\s*:\s*(\[[^\]]*)?"(https?:\/\/schema\.org\/)?(DiscussionForumPosting|QAPage)"/;
 export const DISCUSSION_ITEMTYPE = /schema\.org\/(DiscussionForumPosting|QAPage)/;
 /**
  * schema.org types of an article or a post, in JSON-LD or microdata: such a page is read as one,
@@ -171,7 +175,10 @@ export const MAX_LINK_DENSITY = 0.5;
 /** ... and are dropped from the chosen content when they are smaller than this share of it. */
 export const LINK_LIST_SHARE = 0.25;
 
-/** A block with at least this many siblings of its tag and class is a list's entry, kept however many links it holds. */
+/**
+ * A block with at least this many siblings of its tag and class is a list's entry, kept however many
+ * links it holds.
+ */
 export const MIN_LIKE_ITEMS = 3;
 /** How many other blocks (ads, dividers) may stand between two like items of a list. */
 export const LIKE_SIBLING_REACH = 3;
@@ -196,7 +203,10 @@ export const RECOMMENDATION_HEADINGS = new RegExp(
     '(get|shop|complete) the look\\b)',
   'i',
 );
-/** The same headings in the languages most often met besides English (Portuguese, Spanish, French, German, Italian, Russian). */
+/**
+ * The same headings in the languages most often met besides English (Portuguese, Spanish, French,
+ * German, Italian, Russian).
+ */
 export const EXTRAS_HEADINGS_OTHER_LANGUAGES =
   /^(\W*(comentários|comentarios|commentaires|kommentare|commenti|комментари|отзывы|veja também|leia também|lee también|lire aussi|leggi anche|lesen sie auch|читайте также|смотрите также|você pode gostar|te puede interesar|vous aimerez|das könnte sie|potrebbe interessarti|mais lidas|más leídas|les plus lus|meistgelesen|più letti|самые популярные|популярные|похожие|notícias relacionadas|artigos relacionados|noticias relacionadas|artículos relacionados|articles similaires|articoli correlati|ähnliche artikel))/i;
 /** Share of the content that may follow such a heading and still be cut. */
@@ -210,7 +220,8 @@ export const MIN_BLOCK_CHARS = 25;
  * `image-credit`, `caption-full`). Not a type style (`caption-large`, `text-caption`) nor a
  * screen-reader text (`rating__caption-sr`): those name how text looks, not what it is.
  */
-export const CAPTION_TOKEN = /(^|[_-])(caption|credit)s?($|[_-](?!(xs|s|m|l|xl|sm|md|lg|small|medium|large|sr)($|[_-])))/i;
+export const CAPTION_TOKEN =
+  /(^|[_-])(caption|credit)s?($|[_-](?!(xs|s|m|l|xl|sm|md|lg|small|medium|large|sr)($|[_-])))/i;
 /** ... or a camelCase word of one (`newsCaption`, `imageCredit`, `leadMediaCaption`). */
 export const CAPTION_CAMEL_TOKEN = /[a-z](Caption|Credit)s?($|[A-Z_-])/;
 /** A type style's token (`text-caption`, `typography-card-caption`): it says how text looks. */

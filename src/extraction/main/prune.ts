@@ -80,7 +80,7 @@ function isField(el: Element): boolean {
 export function dropNeverContent(root: Element): Set<Element> {
   const withFields = new Set<Element>();
   const walk = (el: Element, form: Element | undefined, inHeading: boolean): void => {
-    for (let child = el.firstElementChild; child; ) {
+    for (let child = el.firstElementChild; child;) {
       const next = child.nextElementSibling;
       if (form && isField(child)) withFields.add(form);
       if (inHeading && child.tagName === 'BUTTON') {
@@ -117,7 +117,12 @@ type FurnitureKind = 'certain' | 'named' | undefined;
  * boilerplate names, which a site may also give to a region of its content ("more-ads" around a
  * listing's second half), save a part that every item of a list repeats.
  */
-function furnitureKind(el: Element, inArticle: boolean, measures: Measures, formsWithFields: Set<Element>): FurnitureKind {
+function furnitureKind(
+  el: Element,
+  inArticle: boolean,
+  measures: Measures,
+  formsWithFields: Set<Element>,
+): FurnitureKind {
   // An article's own <header> holds its headline and standfirst: on a listing, each item's title.
   const ownHeader = inArticle && el.tagName === 'HEADER';
   const fieldless = el.tagName === 'FORM' && !formsWithFields.has(el);
@@ -225,17 +230,15 @@ function isQuotation(el: Element, measures: Measures): boolean {
  * link directory set in its footer outweighed a short product, and on a page its scripts render
  * the footer was all there was to keep.
  */
-export function dropFurniture(
-  root: Element,
-  measures: Measures,
-  formsWithFields: Set<Element>,
-): Landmarks {
+export function dropFurniture(root: Element, measures: Measures, formsWithFields: Set<Element>): Landmarks {
   const total = measures.get(root)?.content || 1;
   const landmarks: Landmarks = { articleBodies: [], articles: [], mains: [] };
   // A page that marks its content with <main> says where it is: a block around that main is a
   // wrapper whatever it is named (`content-sidebar-wrap`), and certain furniture beside it (a
   // footer of legal text, a cookie dialog) is furniture however large.
-  const mains = Array.from(root.querySelectorAll('main, [role="main"]')).filter((main) => (measures.get(main)?.chars ?? 0) > 0);
+  const mains = Array.from(root.querySelectorAll('main, [role="main"]')).filter(
+    (main) => (measures.get(main)?.chars ?? 0) > 0,
+  );
   const kept = (el: Element, kind: 'certain' | 'named', stats: TextStats): boolean => {
     if (mains.some((main) => el.contains(main))) return true;
     if (isModal(el) || el.tagName === 'FOOTER') return false;
@@ -243,14 +246,19 @@ export function dropFurniture(
     return kind === 'named' || mains.length === 0 || mains.some((main) => main.contains(el));
   };
   const walk = (el: Element, inArticle: boolean): void => {
-    for (let child = el.firstElementChild; child; ) {
+    for (let child = el.firstElementChild; child;) {
       const next = child.nextElementSibling;
       const stats = measures.get(child) ?? EMPTY_STATS;
       const kind = furnitureKind(child, inArticle, measures, formsWithFields);
       // A consent block that wraps the page's own landmarks is a page-state class on a wrapper.
       if (CONSENT_NAMES.test(namesOf(child)) && !child.querySelector('main, article, [role="main"]')) {
         child.remove();
-      } else if (kind && !kept(child, kind, stats) && !child.querySelector('[itemprop="articleBody"]') && !isQuotation(child, measures)) {
+      } else if (
+        kind &&
+        !kept(child, kind, stats) &&
+        !child.querySelector('[itemprop="articleBody"]') &&
+        !isQuotation(child, measures)
+      ) {
         child.remove();
       } else {
         if (child.tagName === 'ARTICLE') landmarks.articles.push(child);
@@ -279,22 +287,24 @@ export interface PageKind extends Partial<PageSigns> {
  * loses them however long the discussion is: a short post that opens a blog's open thread is
  * still the page's own text.
  */
-export function dropComments(
-  root: Element,
-  measures: Measures,
-  page: PageKind,
-  mains: Element[],
-): void {
+export function dropComments(root: Element, measures: Measures, page: PageKind, mains: Element[]): void {
   const found: Element[] = [];
   let markedBody = false;
   const walk = (el: Element): void => {
     for (let child = el.firstElementChild; child; child = child.nextElementSibling) {
       const names = namesOf(child);
-      if (names && (COMMENT_NAMES.test(names) || (page.product && REVIEW_NAMES.test(names))) && !CONTENT_NAMES.test(names)) {
+      if (
+        names &&
+        (COMMENT_NAMES.test(names) || (page.product && REVIEW_NAMES.test(names))) &&
+        !CONTENT_NAMES.test(names)
+      ) {
         found.push(child);
         continue;
       }
-      if (!markedBody && (child.getAttribute('itemprop') === 'articleBody' || (names && ARTICLE_BODY_NAMES.test(names)))) {
+      if (
+        !markedBody &&
+        (child.getAttribute('itemprop') === 'articleBody' || (names && ARTICLE_BODY_NAMES.test(names)))
+      ) {
         // Only a body with no comments inside counts: the comments must stand outside it.
         const before = found.length;
         walk(child);
@@ -429,7 +439,7 @@ export function dropExtras(root: Element, measures: Measures, pageUrl?: string):
   const linkPage = linkDensity(measures.get(root) ?? EMPTY_STATS) > MAX_LINK_DENSITY;
   const walk = (el: Element): void => {
     const items = likeItems(el);
-    for (let child = el.firstElementChild; child; ) {
+    for (let child = el.firstElementChild; child;) {
       let next = child.nextElementSibling;
       const stats = measures.get(child) ?? EMPTY_STATS;
       if (HEADING.test(child.tagName) && child.tagName !== 'H1') {
@@ -437,14 +447,16 @@ export function dropExtras(root: Element, measures: Measures, pageUrl?: string):
         if (isExtrasHeading(text)) {
           // Everything after the heading in its container belongs to it, unless that is most of the content.
           let tail = 0;
-          for (let sibling = next; sibling; sibling = sibling.nextElementSibling) tail += (measures.get(sibling) ?? EMPTY_STATS).content;
+          for (let sibling = next; sibling; sibling = sibling.nextElementSibling)
+            tail += (measures.get(sibling) ?? EMPTY_STATS).content;
           if (tail <= EXTRAS_TAIL_SHARE * total) {
             while (next) {
               const after = next.nextElementSibling;
               next.remove();
               next = after;
             }
-            // A heading that opens its wrapper ("<div><h2>Comments</h2>...</div>") announces what follows the wrapper too.
+            // A heading that opens its wrapper ("<div><h2>Comments</h2>...</div>") announces what
+            // follows the wrapper too.
             cutAfterWrappers(child, root, measures, total);
           }
           child.remove();
@@ -452,7 +464,12 @@ export function dropExtras(root: Element, measures: Measures, pageUrl?: string):
           continue;
         }
       }
-      const linkList = !linkPage && stats.links >= 2 && linkDensity(stats) > MAX_LINK_DENSITY && stats.chars / totalChars < LINK_LIST_SHARE && !items.has(itemKey(child));
+      const linkList =
+        !linkPage &&
+        stats.links >= 2 &&
+        linkDensity(stats) > MAX_LINK_DENSITY &&
+        stats.chars / totalChars < LINK_LIST_SHARE &&
+        !items.has(itemKey(child));
       if (linkList || (!linkPage && isPromo(child, measures, site, TEXT_COLUMN_SHARE * total))) child.remove();
       else if (linkDensity(stats) <= MAX_LINK_DENSITY || stats.links < 2) walk(child);
       child = next;
@@ -497,7 +514,7 @@ function isPricedItem(el: Element, measures: Measures): boolean {
 function dropRepeatsInItem(item: Element, measures: Measures): void {
   const seen = new Map<string, Element>();
   const walk = (el: Element): void => {
-    for (let child = el.firstElementChild; child; ) {
+    for (let child = el.firstElementChild; child;) {
       const next = child.nextElementSibling;
       const text = repeatableText(child, measures);
       const first = text ? seen.get(text) : undefined;
@@ -546,7 +563,8 @@ function cutAfterWrappers(heading: Element, root: Element, measures: Measures, t
   let first: Element = heading;
   while (box && box !== root && box.firstElementChild === first && box.tagName !== 'SECTION') {
     let tail = 0;
-    for (let sibling = box.nextElementSibling; sibling; sibling = sibling.nextElementSibling) tail += (measures.get(sibling) ?? EMPTY_STATS).content;
+    for (let sibling = box.nextElementSibling; sibling; sibling = sibling.nextElementSibling)
+      tail += (measures.get(sibling) ?? EMPTY_STATS).content;
     if (tail > EXTRAS_TAIL_SHARE * total) return;
     while (box.nextElementSibling) box.nextElementSibling.remove();
     first = box;
@@ -565,7 +583,13 @@ const CAPTION_WRAPPER_PARAGRAPHS = 3;
 function isCaption(el: Element): boolean {
   if (el.tagName === 'FIGCAPTION') return true;
   const names = namesOf(el);
-  if (!names || !names.split(/\s+/).some((token) => (CAPTION_TOKEN.test(token) || CAPTION_CAMEL_TOKEN.test(token)) && !TYPE_STYLE_TOKEN.test(token))) return false;
+  if (
+    !names ||
+    !names
+      .split(/\s+/)
+      .some((token) => (CAPTION_TOKEN.test(token) || CAPTION_CAMEL_TOKEN.test(token)) && !TYPE_STYLE_TOKEN.test(token))
+  )
+    return false;
   return !el.querySelector(CAPTION_WRAPPER_CONTENT) && el.getElementsByTagName('p').length < CAPTION_WRAPPER_PARAGRAPHS;
 }
 
@@ -577,7 +601,7 @@ function isCaption(el: Element): boolean {
  */
 export function dropCaptions(root: Element): void {
   const walk = (el: Element): void => {
-    for (let child = el.firstElementChild; child; ) {
+    for (let child = el.firstElementChild; child;) {
       const next = child.nextElementSibling;
       if (isCaption(child)) child.remove();
       else walk(child);

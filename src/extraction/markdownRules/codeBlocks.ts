@@ -7,7 +7,11 @@ import type TurndownService from 'turndown';
  * Highlighters split code into spans; the block's text content is the code exactly.
  */
 
-const LANGUAGE_IN_CLASS = [/(?:^|\s)lang(?:uage)?-([\w+#.-]+)/i, /(?:^|\s)highlight-(?:source-)?([\w+#.-]+)/i, /brush:\s*([\w+#.-]+)/i];
+const LANGUAGE_IN_CLASS = [
+  /(?:^|\s)lang(?:uage)?-([\w+#.-]+)/i,
+  /(?:^|\s)highlight-(?:source-)?([\w+#.-]+)/i,
+  /brush:\s*([\w+#.-]+)/i,
+];
 
 function languageOf(pre: Element): string {
   const code = pre.querySelector('code');

@@ -24,7 +24,10 @@ export function addDefinitionListRules(service: TurndownService): void {
   service.addRule('definitionDescription', {
     filter: 'dd',
     replacement(content) {
-      const text = content.trim().replace(/\n{2,}/g, '\n').replace(/\n/g, '\n  ');
+      const text = content
+        .trim()
+        .replace(/\n{2,}/g, '\n')
+        .replace(/\n/g, '\n  ');
       return text ? `\n: ${text}` : '';
     },
   });

@@ -60,7 +60,8 @@ function layOut(rows: Element[]): Pick<TableShape, 'rowWidths' | 'carried'> {
       while (above[column]) take(column++, before);
       if (before.length > 0) carried.set(cell, before);
       const down = spanAttribute(cell, 'rowspan');
-      for (let i = 0; i < span(cell); i++, column++) if (down > 1) above[column] = { cell, first: i === 0, rows: down - 1 };
+      for (let i = 0; i < span(cell); i++, column++)
+        if (down > 1) above[column] = { cell, first: i === 0, rows: down - 1 };
     }
     const after: Carried[] = [];
     while (above[column]) take(column++, after);
@@ -78,7 +79,14 @@ function shapeOf(table: Element): TableShape {
   const { rowWidths, carried } = layOut(rows);
   let width = 0;
   for (const columns of rowWidths.values()) width = Math.max(width, columns);
-  shape = { firstRow: rows[0], width, layout: width < 2 || table.querySelector('table') !== null, rowWidths, carried, texts: new Map() };
+  shape = {
+    firstRow: rows[0],
+    width,
+    layout: width < 2 || table.querySelector('table') !== null,
+    rowWidths,
+    carried,
+    texts: new Map(),
+  };
   shapes.set(table, shape);
   return shape;
 }
@@ -95,7 +103,9 @@ function cellText(content: string): string {
 
 /** The slots cells above fill before `key` (a cell, or a row for its end), as Markdown cells. */
 function carriedSlots(shape: TableShape, key: Element): string {
-  return (shape.carried.get(key) ?? []).map(({ cell, first }) => ` ${first ? (shape.texts.get(cell) ?? '') : ''} |`).join('');
+  return (shape.carried.get(key) ?? [])
+    .map(({ cell, first }) => ` ${first ? (shape.texts.get(cell) ?? '') : ''} |`)
+    .join('');
 }
 
 /**

@@ -28,14 +28,22 @@ export interface ScriptedEventsInput {
 }
 
 export async function scriptedEvents(input: ScriptedEventsInput): Promise<number> {
-  const log = new EventLog(STREAMED_OPERATIONS[input.operation] as StreamedOperation<Record<string, Record<string, unknown>>>, input.stream);
+  const log = new EventLog(
+    STREAMED_OPERATIONS[input.operation] as StreamedOperation<Record<string, Record<string, unknown>>>,
+    input.stream,
+  );
   return log.run(async () => {
     for (const [index, step] of input.steps.entries()) {
       if (step.delayMs) await sleep(step.delayMs);
       log.emit(step.event, 'timestamp' in step.data ? { ...step.data, timestamp: Date.now() } : step.data);
       if (input.continueAsNewAfter === index + 1) {
         const stream = await log.handOver();
-        await continueAsNew<typeof scriptedEvents>({ ...input, steps: input.steps.slice(index + 1), continueAsNewAfter: undefined, stream });
+        await continueAsNew<typeof scriptedEvents>({
+          ...input,
+          steps: input.steps.slice(index + 1),
+          continueAsNewAfter: undefined,
+          stream,
+        });
       }
     }
     if (input.failWith) throw ApplicationFailure.nonRetryable('scripted failure', input.failWith);
