@@ -75,7 +75,7 @@ export interface CacheSettings {
   redisUrl?: string;
 }
 
-/** Where requests for a country go (spec 2.1): a proxy URL per ISO 3166-1 alpha-2 code. */
+/** Where requests for a country go (spec §2.1): a proxy URL per ISO 3166-1 alpha-2 code. */
 export interface GeoSettings {
   proxies: Map<string, string>;
   /** One proxy URL for every country, with `{country}` where the code goes. */

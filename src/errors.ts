@@ -1,7 +1,7 @@
 /**
  * Every failure the service reports, by code. Activities raise these codes as the `type`
  * of an ApplicationFailure; the API maps a code to the spec's status and exact message here
- * and nowhere else (spec section 7).
+ * and nowhere else (spec §7).
  */
 export const ERRORS = {
   unauthorized: { status: 401, message: 'invalid or missing API key' },

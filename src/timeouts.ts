@@ -9,7 +9,7 @@ import { ConfigError, type Config } from './config';
 export type RequestResponseOperation = 'extract-markdown' | 'extract-json' | 'generate-json';
 
 /**
- * How long a run of each operation may take. Spec section 8's example clients wait 180 s for
+ * How long a run of each operation may take. Spec §8's example clients wait 180 s for
  * Extract Markdown and 300 s for the JSON operations; a run ends a little sooner, so even its
  * error reaches them.
  */

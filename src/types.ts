@@ -10,7 +10,7 @@ export interface GeoTarget {
   country?: string;
 }
 
-/** Spec 2.5. Every field optional; absent rather than empty when the page lacks it. */
+/** Spec §2.5. Every field optional; absent rather than empty when the page lacks it. */
 export interface PageMetadata {
   title?: string;
   description?: string;

@@ -13,7 +13,7 @@ import type { ReadingPool } from './readingPool';
 
 export interface FetchPageInput<R extends PageReading> {
   url: string;
-  /** Fetch through the proxy configured for this country (spec 2.1). */
+  /** Fetch through the proxy configured for this country (spec §2.1). */
   country?: string;
   /** Effort `min`: the short download limit (FETCH_MIN_EFFORT_TIMEOUT_MS). */
   quick?: boolean;

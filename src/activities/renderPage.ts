@@ -17,7 +17,7 @@ import type { ReadingPool } from './readingPool';
 
 export interface RenderPageInput<R extends PageReading> {
   url: string;
-  /** Render through the proxy configured for this country (spec 2.1). */
+  /** Render through the proxy configured for this country (spec §2.1). */
   country?: string;
   reading: R;
 }

@@ -1,5 +1,5 @@
 /**
- * The Automate stream (spec 6.1): each event name and its payload. Where the spec leaves a
+ * The Automate stream (spec §6.1): each event name and its payload. Where the spec leaves a
  * payload open, the official client's `AutomateEvent` types decide; test/eventTypes.test.ts
  * checks that every payload here is assignable to them, and that the names are the same set.
  */
@@ -85,7 +85,7 @@ export interface AutomateEvents {
   'agent:step': InIteration & { currentIteration: number };
   'agent:action': InIteration & { action: string; ref?: string | null; value?: string | null };
   'agent:reasoned': InIteration & { reasoning: string };
-  /** `extractedData` is serialized JSON (spec 6.1). */
+  /** `extractedData` is serialized JSON (spec §6.1). */
   'agent:extracted': InIteration & { extractedData: string };
   'agent:waiting': InIteration & { seconds: number };
   'browser:navigated': InIteration & { title: string; url: string };

@@ -1,10 +1,10 @@
 /**
- * The Research stream (spec 6.2): each event name and its payload. Where the spec leaves a
+ * The Research stream (spec §6.2): each event name and its payload. Where the spec leaves a
  * payload open, the official client's `ResearchEvent` types decide; test/eventTypes.test.ts
  * checks that every payload here is assignable to them, and that the names are the same set.
  */
 
-/** Spec 2.13. */
+/** Spec §2.13. */
 export type ResearchActivity =
   | 'prefetching'
   | 'planning'
@@ -17,7 +17,7 @@ export type ResearchActivity =
   | 'writing'
   | 'judging';
 
-/** Spec 2.13. */
+/** Spec §2.13. */
 export type Coverage = 'Light' | 'Moderate' | 'Solid' | 'Comprehensive';
 
 export type ResearchMode = 'fast' | 'balanced';
@@ -25,7 +25,7 @@ export type Rating = 'low' | 'medium' | 'high';
 export type UrlSource = 'user-input' | 'search-result' | 'extracted-link';
 export type QueryComplexity = 'simple' | 'moderate' | 'complex';
 
-/** Every research payload carries these (spec 6.2). */
+/** Every research payload carries these (spec §6.2). */
 export interface Stamped {
   message: string;
   /** Milliseconds since the epoch, when the workflow recorded the event. */

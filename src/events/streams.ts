@@ -11,10 +11,10 @@ export interface StreamFailure {
   message: string;
 }
 
-/** An operation that answers with an event stream (spec 4 rule 3). */
+/** An operation that answers with an event stream (spec §4 rule 3). */
 export interface StreamedOperation<M> {
   name: string;
-  /** The event a failure becomes on this operation's stream (spec 7: nothing follows it). */
+  /** The event a failure becomes on this operation's stream (spec §7: nothing follows it). */
   failureEvent(failure: StreamFailure, at: number): EventOf<M>;
 }
 

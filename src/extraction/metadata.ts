@@ -11,7 +11,7 @@ import type { PageMetadata } from '../types';
 
 /**
  * Page metadata from Open Graph, Twitter cards, Dublin Core, schema.org JSON-LD and plain
- * HTML, in that order of trust for each field (spec 2.5). URLs come back absolute.
+ * HTML, in that order of trust for each field (spec §2.5). URLs come back absolute.
  */
 
 /**
@@ -222,7 +222,7 @@ export interface PageSigns {
 }
 
 /**
- * The page's metadata (spec 2.5) and what it says the page is. Read before the page is cleaned:
+ * The page's metadata (spec §2.5) and what it says the page is. Read before the page is cleaned:
  * JSON-LD lives in scripts.
  */
 export function extractMetadata(doc: Document, pageUrl: string): { metadata: PageMetadata; signs: PageSigns } {

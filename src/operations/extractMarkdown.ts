@@ -4,7 +4,7 @@ import type { PageQueues } from './pageRequest';
 
 /** Extract Markdown: what the API accepts and answers, and what its workflow takes and returns. */
 
-/** Spec 2.3, after validation and defaults. */
+/** Spec §2.3, after validation and defaults. */
 export interface ExtractMarkdownRequest {
   url: string;
   content: ContentScope;
@@ -14,7 +14,7 @@ export interface ExtractMarkdownRequest {
   nocache: boolean;
 }
 
-/** Spec 2.4. */
+/** Spec §2.4. */
 export interface ExtractMarkdownResponse {
   content: string;
   url: string;

@@ -7,7 +7,7 @@ import type { PageQueues, PageRequest } from './pageRequest';
  * input. Both answer with the caller's schema-shaped object.
  */
 
-/** Spec 2.6 and 2.7 (`instructions` only for Generate JSON). */
+/** Spec §2.6 and 2.7 (`instructions` only for Generate JSON). */
 export type StructuredJsonRequest = PageRequest & { json_schema: JsonSchema; instructions?: string };
 
 export interface StructuredJsonInput {

@@ -93,7 +93,7 @@ export function strictCompatible(schema: unknown): boolean {
   );
 }
 
-/** Spec 2.6: a `page_title` or `favicon` property the model left empty is filled from the page. */
+/** Spec §2.6: a `page_title` or `favicon` property the model left empty is filled from the page. */
 export function fillFromMetadata(value: unknown, schema: JsonSchema, metadata: PageMetadata): unknown {
   const properties = schema.properties as Record<string, unknown> | undefined;
   if (!value || typeof value !== 'object' || Array.isArray(value) || !properties) return value;

@@ -25,7 +25,7 @@ export const TIMEOUTS_BEFORE_INPUT: ActivityTimeouts = {
 };
 
 /**
- * How hard a plain fetch tries, by effort (spec 2.2): `min` asks the server once. The download has
+ * How hard a plain fetch tries, by effort (spec §2.2): `min` asks the server once. The download has
  * its own deadline (FETCH_TIMEOUT_MS, shorter for `min`), the read its budget
  * (CONVERT_TIMEOUT_MS); the activity's timeout covers both.
  */

@@ -83,12 +83,12 @@ async function structuredJson(task: 'extract' | 'generate', input: StructuredJso
   return value;
 }
 
-/** Extract JSON (spec 2.6). */
+/** Extract JSON (spec §2.6). */
 export async function extractJson(input: StructuredJsonInput): Promise<unknown> {
   return structuredJson('extract', input);
 }
 
-/** Generate JSON (spec 2.7): the same, guided by the caller's instructions. */
+/** Generate JSON (spec §2.7): the same, guided by the caller's instructions. */
 export async function generateJson(input: StructuredJsonInput): Promise<unknown> {
   return structuredJson('generate', input);
 }

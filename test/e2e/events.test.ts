@@ -162,7 +162,7 @@ afterAll(async () => {
 });
 
 describe('event streams', () => {
-  it('streams a run as spec 4.3 writes it: ids in order, each event fitting the client types, then the end', async () => {
+  it('streams a run as spec §4.3 writes it: ids in order, each event fitting the client types, then the end', async () => {
     const started = Date.now();
     const stream = await startStream({ operation: 'research', steps: researchScript(3) });
     expect(stream.response.status).toBe(200);

@@ -206,7 +206,7 @@ describe('POST /extract/json', () => {
     expect(await modelRequests()).toHaveLength(0);
   });
 
-  it('answers every input error of spec 7.3 exactly', async () => {
+  it('answers every input error of spec §7.3 exactly', async () => {
     const raw = await call('POST', '/extract/json', { raw: '{"url":' });
     expect([raw.status, raw.body]).toEqual([400, { error: 'invalid JSON request body' }]);
     const cases: [Record<string, unknown>, number, string][] = [
@@ -362,7 +362,7 @@ describe('POST /generate/json', () => {
     expect(res.body).toEqual({ error: 'failed to transform data' });
   });
 
-  it('answers every input error of spec 7.4 exactly', async () => {
+  it('answers every input error of spec §7.4 exactly', async () => {
     const cases: [Record<string, unknown>, number, string][] = [
       [{ instructions: undefined }, 400, 'instructions are required'],
       [{ instructions: '' }, 400, 'instructions are required'],

@@ -17,7 +17,7 @@ type Misfits<M, U> = { [E in keyof M]: M[E] extends SdkData<U, E> ? never : E }[
 /** Names the client knows and we lack, and names we have that it lacks. */
 type Missing<M, U extends { event: string }> = Exclude<U['event'], keyof M>;
 type Unknown<M, U extends { event: string }> = Exclude<keyof M, U['event']>;
-/** Spec 6.1 opens the Automate stream with `start` ({task, url}); the client's union lacks it. */
+/** Spec §6.1 opens the Automate stream with `start` ({task, url}); the client's union lacks it. */
 type AutomateSpecOnly = 'start';
 
 // Each Record must be empty: a key named here is an event that fails the check.

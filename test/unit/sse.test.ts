@@ -1,7 +1,7 @@
 import { parseLastEventId, sseComment, sseEvent } from '../../src/events/sse';
 
 describe('SSE encoding', () => {
-  it('writes an event as id, event and data lines and a blank line (spec 4.3)', () => {
+  it('writes an event as id, event and data lines and a blank line (spec §4.3)', () => {
     expect(sseEvent(7, 'analyzing:end', { iteration: 1, samples: [] })).toBe(
       'id: 7\nevent: analyzing:end\ndata: {"iteration":1,"samples":[]}\n\n',
     );

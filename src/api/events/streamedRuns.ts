@@ -16,8 +16,8 @@ type ApiContext = Context & { state: ApiState };
 
 export interface StreamedRuns {
   /**
-   * Starts one workflow for the request and answers with its event stream (spec 4 rule 3). A
-   * failure to start is thrown, so it gets its status (spec 7); once streaming, failures are
+   * Starts one workflow for the request and answers with its event stream (spec §4 rule 3). A
+   * failure to start is thrown, so it gets its status (spec §7); once streaming, failures are
    * the stream's `error` event. The run id for resuming is in the `x-run-id` header.
    */
   streamWorkflow<W extends Workflow>(

@@ -5,7 +5,7 @@ import { isErrorCode, ServiceError } from '../../errors';
 import type { ApiState } from '../state';
 
 /**
- * The one place where failures become HTTP answers (spec section 7). A workflow's failure
+ * The one place where failures become HTTP answers (spec §7). A workflow's failure
  * carries the code its activity raised; anything without a known code is a 500 whose details
  * go to the log, never to the caller.
  */

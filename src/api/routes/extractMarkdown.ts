@@ -10,7 +10,7 @@ import type { ApiState } from '../state';
 import type { ApiDeps } from '../app';
 import { activityTimeouts, OPERATION_DEADLINE_MS } from '../../timeouts';
 
-/** Spec 2.3 with its defaults applied. */
+/** Spec §2.3 with its defaults applied. */
 export function parseExtractMarkdown(body: Record<string, unknown>): ExtractMarkdownRequest {
   const fields = new RequestFields(body);
   return {
@@ -23,7 +23,7 @@ export function parseExtractMarkdown(body: Record<string, unknown>): ExtractMark
   };
 }
 
-/** Spec 2.4: metadata as its own field when asked for, else as front matter in the content. */
+/** Spec §2.4: metadata as its own field when asked for, else as front matter in the content. */
 function render(request: ExtractMarkdownRequest, markdown: string, metadata: PageMetadata): ExtractMarkdownResponse {
   return request.metadata
     ? { content: markdown, url: request.url, metadata }

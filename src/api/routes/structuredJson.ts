@@ -11,7 +11,7 @@ import type { ApiState } from '../state';
 import type { ApiDeps } from '../app';
 import { activityTimeouts, OPERATION_DEADLINE_MS } from '../../timeouts';
 
-/** Spec section 8. */
+/** Spec §8. */
 export const MAX_INSTRUCTIONS = 20_000;
 
 function parseSchema(body: Record<string, unknown>): JsonSchema {
@@ -27,7 +27,7 @@ function parseSchema(body: Record<string, unknown>): JsonSchema {
   return schema as JsonSchema;
 }
 
-/** Spec 2.6 and 2.7 with their defaults applied. */
+/** Spec §2.6 and 2.7 with their defaults applied. */
 export function parseStructuredRequest(
   body: Record<string, unknown>,
   withInstructions: boolean,
