@@ -1,8 +1,7 @@
 import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
-import { ulid } from 'ulid';
-import type { Client, WorkflowStartOptions } from '@temporalio/client';
-import { msToNumber, type Duration, type WorkflowResultType } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
+import type { WorkflowResultType } from '@temporalio/common';
 import type { Workflow } from '@temporalio/workflow';
 import { createResultCache } from '../cache/createCache';
 import type { ResultCache } from '../cache/resultCache';
@@ -12,7 +11,7 @@ import { ServiceError } from '../errors';
 import type { Logger } from '../logger';
 import { AddressPolicy } from '../net/addressPolicy';
 import { createStreamedRuns, type StreamedRuns } from './events/streamedRuns';
-import { executeThroughOutages } from './executeThroughOutages';
+import { createRunStarter, type RunOptions } from './runStarter';
 import { bearerAuth } from './middleware/auth';
 import { crossOrigin } from './middleware/crossOrigin';
 import { errorResponses } from './middleware/errorResponses';
@@ -23,13 +22,6 @@ import { extractMarkdownRoute } from './routes/extractMarkdown';
 import { runEventsRoute } from './routes/runEvents';
 import { structuredJsonRoute } from './routes/structuredJson';
 import type { ApiState } from './state';
-
-export interface RunOptions<W extends Workflow> {
-  args: Parameters<W>;
-  /** Shown in the Temporal UI beside the run. */
-  url?: string;
-  timeout: Duration;
-}
 
 export interface ApiDeps extends StreamedRuns {
   config: Config;
@@ -49,32 +41,14 @@ export interface ApiDeps extends StreamedRuns {
 
 export function createApiDeps(config: Config, client: Client, logger: Logger): ApiDeps {
   const store = createResultCache(config.cache);
+  const runs = createRunStarter(config, client, logger);
   return {
-    ...createStreamedRuns(config, client, logger),
+    ...createStreamedRuns(config, client, runs, logger),
     config,
     policy: new AddressPolicy(config.allowInternalHosts),
     cache: store && new WriteBehindCache(store, (err) => logger.warn({ err }, 'cache write failed')),
     async runWorkflow(ctx, operation, workflow, options) {
-      const organization = (ctx.state as ApiState).organization ?? 'anonymous';
-      // The id names the organization and operation so runs can be found by either in the UI.
-      const workflowId = `${organization}/${operation}/${ulid()}`;
-      (ctx.state as ApiState).workflowId = workflowId;
-      ctx.set('x-workflow-id', workflowId);
-      const start = {
-        workflowId,
-        taskQueue: config.taskQueues.workflows,
-        args: options.args,
-        workflowExecutionTimeout: options.timeout,
-        memo: { organization, operation, ...(options.url ? { url: options.url } : {}) },
-        staticSummary: options.url ? `${operation} ${options.url}` : operation,
-      } as unknown as WorkflowStartOptions<typeof workflow>;
-      const deadline = Date.now() + msToNumber(options.timeout);
-      return executeThroughOutages(client, workflow, start, deadline, (err) =>
-        logger.warn(
-          { workflowId, err: err instanceof Error ? err.message : String(err) },
-          'Temporal unreachable; waiting for it',
-        ),
-      );
+      return runs.result(await runs.start(ctx, operation, workflow, options));
     },
   };
 }

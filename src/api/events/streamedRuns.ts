@@ -1,5 +1,4 @@
-import { ulid } from 'ulid';
-import type { Client, WorkflowStartOptions } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { Workflow } from '@temporalio/workflow';
 import type { Context } from 'koa';
@@ -7,7 +6,7 @@ import type { Config } from '../../config';
 import { ServiceError } from '../../errors';
 import { parseRunId, runIdOf, streamedOperation, workflowIdOf, type StreamedOperationName } from '../../events/streams';
 import type { Logger } from '../../logger';
-import type { RunOptions } from '../app';
+import type { RunOptions, RunStarter } from '../runStarter';
 import type { ApiState } from '../state';
 import { EventRelay } from './eventRelay';
 import { streamEvents } from './eventStream';
@@ -33,23 +32,11 @@ export interface StreamedRuns {
   resumeRun(ctx: ApiContext, runId: string, after: number): Promise<void>;
 }
 
-export function createStreamedRuns(config: Config, client: Client, logger: Logger): StreamedRuns {
+export function createStreamedRuns(config: Config, client: Client, runs: RunStarter, logger: Logger): StreamedRuns {
   const relay = new EventRelay(client, config.stream.disconnectGraceMs, logger);
   return {
     async streamWorkflow(ctx, operation, workflow, options) {
-      const organization = ctx.state.organization ?? 'anonymous';
-      const id = ulid();
-      const workflowId = workflowIdOf(organization, operation, id);
-      ctx.state.workflowId = workflowId;
-      await client.workflow.start(workflow, {
-        workflowId,
-        taskQueue: config.taskQueues.workflows,
-        args: options.args,
-        workflowExecutionTimeout: options.timeout,
-        memo: { organization, operation, ...(options.url ? { url: options.url } : {}) },
-        staticSummary: options.url ? `${operation} ${options.url}` : operation,
-      } as unknown as WorkflowStartOptions<Workflow>);
-      ctx.set('x-workflow-id', workflowId);
+      const { workflowId, id } = await runs.start(ctx, operation, workflow, options);
       ctx.set('x-run-id', runIdOf(operation, id));
       streamEvents(
         ctx,

@@ -36,20 +36,20 @@ async function throughOutages<T>(
 }
 
 /**
- * Starts a workflow and waits for its result, riding out a Temporal server that cannot be
- * reached for a while (restarting after a crash, a dropped connection). The client retries a
- * failed call for about 20 s, then throws; here such failures are tried again until `deadline`,
- * past which the run cannot be going on anyway. The run's id is unique to the request and may
- * not be reused, so a start tried again never makes a second run: if the id is taken, it was
- * the earlier attempt that got through before the connection broke.
+ * Starts a workflow, riding out a Temporal server that cannot be reached for a while (restarting
+ * after a crash, a dropped connection). The client retries a failed call for about 20 s, then
+ * throws; here such failures are tried again until `deadline`, past which the run could not be
+ * going on anyway. The run's id is unique to the request and may not be reused, so a start tried
+ * again never makes a second run: if the id is taken, the earlier attempt got through before the
+ * connection broke.
  */
-export async function executeThroughOutages<W extends Workflow>(
+export async function startThroughOutages<W extends Workflow>(
   client: Client,
-  workflow: W,
+  workflow: W | string,
   options: WorkflowStartOptions<W>,
   deadline: number,
   onOutage: (err: unknown) => void,
-): Promise<WorkflowResultType<W>> {
+): Promise<void> {
   const start = { ...options, workflowIdReusePolicy: 'REJECT_DUPLICATE' } as WorkflowStartOptions<W>;
   await throughOutages(
     async (retry) => {
@@ -62,5 +62,14 @@ export async function executeThroughOutages<W extends Workflow>(
     deadline,
     onOutage,
   );
-  return throughOutages(() => client.workflow.getHandle<W>(options.workflowId).result(), deadline, onOutage);
+}
+
+/** Waits for a run's result the same way, through outages, until `deadline`. */
+export function resultThroughOutages<W extends Workflow>(
+  client: Client,
+  workflowId: string,
+  deadline: number,
+  onOutage: (err: unknown) => void,
+): Promise<WorkflowResultType<W>> {
+  return throughOutages(() => client.workflow.getHandle<W>(workflowId).result(), deadline, onOutage);
 }

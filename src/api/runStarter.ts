@@ -1,0 +1,77 @@
+import type { Client, WorkflowStartOptions } from '@temporalio/client';
+import { msToNumber, type Duration, type WorkflowResultType } from '@temporalio/common';
+import type { Workflow } from '@temporalio/workflow';
+import type { Context } from 'koa';
+import { ulid } from 'ulid';
+import type { Config } from '../config';
+import { workflowIdOf } from '../events/streams';
+import type { Logger } from '../logger';
+import { resultThroughOutages, startThroughOutages } from './throughOutages';
+import type { ApiState } from './state';
+
+/**
+ * How the API starts the one workflow of a request, for every operation: answered with its result
+ * (request-response) or with its event stream. Either way the run is started the same way, and
+ * waiting on it rides out a Temporal outage until the run's own deadline.
+ */
+
+export interface RunOptions<W extends Workflow> {
+  args: Parameters<W>;
+  /** Shown in the Temporal UI beside the run. */
+  url?: string;
+  timeout: Duration;
+}
+
+export interface StartedRun {
+  workflowId: string;
+  /** The run's own part of its id (a ULID), which streamed runs also name their run id by. */
+  id: string;
+  /** When the run's execution timeout ends it; nothing waits on it past then. */
+  deadline: number;
+}
+
+export interface RunStarter {
+  /** Starts the request's workflow. Its id `<organization>/<operation>/<ulid>` goes in `x-workflow-id`. */
+  start<W extends Workflow>(
+    ctx: Context,
+    operation: string,
+    workflow: W | string,
+    options: RunOptions<W>,
+  ): Promise<StartedRun>;
+  /** Waits for a started run's result. */
+  result<W extends Workflow>(run: StartedRun): Promise<WorkflowResultType<W>>;
+}
+
+export function createRunStarter(config: Config, client: Client, logger: Logger): RunStarter {
+  const onOutage = (workflowId: string) => (err: unknown) =>
+    logger.warn(
+      { workflowId, err: err instanceof Error ? err.message : String(err) },
+      'Temporal unreachable; waiting for it',
+    );
+  return {
+    async start(ctx, operation, workflow, options) {
+      const state = ctx.state as ApiState;
+      const organization = state.organization ?? 'anonymous';
+      const id = ulid();
+      // The id names the organization and operation so runs can be found by either in the UI.
+      const workflowId = workflowIdOf(organization, operation, id);
+      state.workflowId = workflowId;
+      ctx.set('x-workflow-id', workflowId);
+      const deadline = Date.now() + msToNumber(options.timeout);
+      const start = {
+        workflowId,
+        taskQueue: config.taskQueues.workflows,
+        args: options.args,
+        workflowExecutionTimeout: options.timeout,
+        memo: { organization, operation, ...(options.url ? { url: options.url } : {}) },
+        staticSummary: options.url ? `${operation} ${options.url}` : operation,
+      } as unknown as WorkflowStartOptions<Workflow>;
+      await startThroughOutages(client, workflow, start, deadline, onOutage(workflowId));
+      return { workflowId, id, deadline };
+    },
+
+    result(run) {
+      return resultThroughOutages(client, run.workflowId, run.deadline, onOutage(run.workflowId));
+    },
+  };
+}
