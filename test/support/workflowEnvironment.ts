@@ -26,7 +26,7 @@ export function quietRuntime(): void {
   runtimeInstalled = true;
 }
 
-export async function startTimeSkippingEnvironment(): Promise<TestWorkflowEnvironment> {
+async function startTimeSkippingEnvironment(): Promise<TestWorkflowEnvironment> {
   const path = process.env.TEST_TEMPORAL_TEST_SERVER;
   if (!path)
     throw new Error(
@@ -48,7 +48,7 @@ export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
 }
 
 /** A worker running the workflows and the given activities on one task queue, until `stop`. */
-export async function startWorker(
+async function startWorker(
   env: TestWorkflowEnvironment,
   taskQueue: string,
   workflowBundle: WorkflowBundleWithSourceMap,
@@ -68,4 +68,32 @@ export async function startWorker(
       await running;
     },
   };
+}
+
+/** A test server with a worker running the service's workflows beside test-double activities. */
+export interface WorkflowTier {
+  env: TestWorkflowEnvironment;
+  /** Stops the worker and the server; safe after a start that failed halfway. */
+  stop(): Promise<void>;
+}
+
+/** Starts the test server, bundles the workflows meanwhile, and runs a worker with `activities` on `taskQueue`. */
+export async function startWorkflowTier(taskQueue: string, activities: object): Promise<WorkflowTier> {
+  const starting = startTimeSkippingEnvironment();
+  let env: TestWorkflowEnvironment | undefined;
+  let worker: { stop(): Promise<void> } | undefined;
+  const stop = async () => {
+    await worker?.stop();
+    await env?.teardown();
+  };
+  try {
+    const workflowBundle = await bundleWorkflows().finally(async () => {
+      env = await starting;
+    });
+    worker = await startWorker(env!, taskQueue, workflowBundle, activities);
+    return { env: env!, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
 }

@@ -1,11 +1,9 @@
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { MarkdownReading } from '../../src/activities/readPage';
 import type { ExtractMarkdownResult } from '../../src/operations/extractMarkdown';
 import type { Effort, ObtainedPage } from '../../src/types';
-import { bundleWorkflows, startTimeSkippingEnvironment, startWorker } from '../support/workflowEnvironment';
+import { startWorkflowTier, type WorkflowTier } from '../support/workflowEnvironment';
 
 /**
  * The effort policy of obtainPage, through the extractMarkdown workflow: which of fetch and
@@ -27,9 +25,7 @@ interface Doubles {
 }
 
 let doubles: Doubles;
-let env: TestWorkflowEnvironment;
-let workflowBundle: WorkflowBundleWithSourceMap;
-let worker: { stop(): Promise<void> };
+let tier: WorkflowTier;
 
 const TRANSIENT = new Set([408, 425, 429, 500, 502, 503, 504]);
 
@@ -73,30 +69,20 @@ const activities = {
 };
 
 beforeAll(async () => {
-  const starting = startTimeSkippingEnvironment();
-  try {
-    workflowBundle = await bundleWorkflows();
-  } finally {
-    // Kept even when bundling fails, so afterAll stops the server.
-    env = await starting;
-  }
-  worker = await startWorker(env, TASK_QUEUE, workflowBundle, activities);
+  tier = await startWorkflowTier(TASK_QUEUE, activities);
   // A worker's first workflow task builds its sandbox (about a second); paid here, not by a test.
   doubles = { fetch: ['page'], render: ['page'], calls: [] };
   await extract('min');
 });
 
-afterAll(async () => {
-  await worker?.stop();
-  await env?.teardown();
-});
+afterAll(() => tier?.stop());
 
 beforeEach(() => {
   doubles = { fetch: ['page'], render: ['page'], calls: [] };
 });
 
 function extract(effort: Effort): Promise<ExtractMarkdownResult> {
-  return env.client.workflow.execute('extractMarkdown', {
+  return tier.env.client.workflow.execute('extractMarkdown', {
     taskQueue: TASK_QUEUE,
     workflowId: `extract-${effort}-${Math.random().toString(36).slice(2)}`,
     args: [

@@ -1,13 +1,11 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { AskModelInput, ModelAnswer, ValidateInput } from '../../src/activities/askModel';
 import type { ModelInput } from '../../src/activities/readPage';
 import { MODEL_FAILED } from '../../src/errors';
 import type { ObtainedPage } from '../../src/types';
 import type { StructuredJsonInput } from '../../src/operations/structuredJson';
-import { bundleWorkflows, startTimeSkippingEnvironment, startWorker } from '../support/workflowEnvironment';
+import { startWorkflowTier, type WorkflowTier } from '../support/workflowEnvironment';
 
 /**
  * The JSON workflows' loop: ask the model, show it the schema errors and ask again until the
@@ -38,9 +36,7 @@ const valid = { value: { name: 'Harbour Lamp', price: 42.5 } };
 const invalid = { value: { name: 'Harbour Lamp', price: '42.50 EUR' }, errors: ['/price must be number'] };
 
 let doubles: Doubles;
-let env: TestWorkflowEnvironment;
-let workflowBundle: WorkflowBundleWithSourceMap;
-let worker: { stop(): Promise<void> };
+let tier: WorkflowTier;
 
 const activities = {
   async fetchPage(): Promise<ObtainedPage<ModelInput>> {
@@ -78,23 +74,13 @@ const activities = {
 };
 
 beforeAll(async () => {
-  const starting = startTimeSkippingEnvironment();
-  try {
-    workflowBundle = await bundleWorkflows();
-  } finally {
-    // Kept even when bundling fails, so afterAll stops the server.
-    env = await starting;
-  }
-  worker = await startWorker(env, TASK_QUEUE, workflowBundle, activities);
+  tier = await startWorkflowTier(TASK_QUEUE, activities);
   // A worker's first workflow task builds its sandbox (about a second); paid here, not by a test.
   doubles = { chunks: ['warm-up'], replies: [valid], asked: [], validated: [], validationErrors: [] };
   await run('extractJson');
 });
 
-afterAll(async () => {
-  await worker?.stop();
-  await env?.teardown();
-});
+afterAll(() => tier?.stop());
 
 beforeEach(() => {
   doubles = {
@@ -117,7 +103,7 @@ function run(workflow: 'extractJson' | 'generateJson', repairAttempts = 2): Prom
     queues: { fetch: TASK_QUEUE, browser: TASK_QUEUE, model: TASK_QUEUE },
     repairAttempts,
   };
-  return env.client.workflow.execute(workflow, {
+  return tier.env.client.workflow.execute(workflow, {
     taskQueue: TASK_QUEUE,
     workflowId: `${workflow}-${Math.random().toString(36).slice(2)}`,
     args: [input],
@@ -177,10 +163,10 @@ describe('retries', () => {
       nextRetryDelay: '2m',
     });
     doubles.replies = [retryAfter, valid];
-    const before = await env.currentTimeMs();
+    const before = await tier.env.currentTimeMs();
     const started = Date.now();
     expect(await run('extractJson')).toEqual(valid.value);
-    expect((await env.currentTimeMs()) - before).toBeGreaterThanOrEqual(120_000);
+    expect((await tier.env.currentTimeMs()) - before).toBeGreaterThanOrEqual(120_000);
     expect(Date.now() - started).toBeLessThan(1000);
     expect(doubles.asked).toHaveLength(2);
   });
