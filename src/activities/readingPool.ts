@@ -50,7 +50,9 @@ export class ReadingPool {
       maxThreads: settings.threads,
       concurrentTasksPerWorker: 1,
       idleTimeout: Infinity,
-      resourceLimits: { maxOldGenerationSizeMb: settings.maxHeapMb },
+      // The young generation of the worker processes' --max-semi-space-size=64 (three semi-spaces):
+      // a page's DOM is allocated node by node, and a small one is scavenged every few pages.
+      resourceLimits: { maxOldGenerationSizeMb: settings.maxHeapMb, maxYoungGenerationSizeMb: 192 },
     });
     this.pool.on('message', (message: ReadingStarted) => this.onStart.get(message.started)?.());
   }
