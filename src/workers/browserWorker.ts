@@ -7,6 +7,8 @@ import { AddressPolicy } from '../net/addressPolicy';
 import type { ReadingPool } from '../activities/readingPool';
 import type { RoleWorkers } from './role';
 import { dataConverter } from '../payloadCodec';
+import { createResultCache } from '../cache/createCache';
+import { createLogger } from '../logger';
 
 /**
  * The browser tier: one Chromium per process, each page read (converted) in the process that rendered it.
@@ -16,6 +18,7 @@ export async function createBrowserWorkers(connection: NativeConnection, config:
   const pool = new BrowserPool(config.browser);
   const policy = new AddressPolicy(config.allowInternalHosts);
   const proxy = new GuardProxy(policy);
+  const logger = createLogger(config.logLevel, 'browser');
   const renderer = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
@@ -29,6 +32,8 @@ export async function createBrowserWorkers(connection: NativeConnection, config:
       geo: config.geo,
       userAgent: config.fetch.userAgent,
       reader: reader(),
+      cache: createResultCache(config.cache),
+      onCacheWriteError: (err) => logger.warn({ err }, 'cache write failed'),
     }),
     maxConcurrentActivityTaskExecutions: config.browser.concurrency,
   });

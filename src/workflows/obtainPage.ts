@@ -2,7 +2,8 @@ import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporali
 import type { FetchActivities } from '../activities/fetchPage';
 import type { PageReading, ReadingOf } from '../activities/readPage';
 import type { RenderActivities } from '../activities/renderPage';
-import type { Effort, ExtractMarkdownRequest } from '../types';
+import type { PageCacheUse } from '../activities/pageCache';
+import type { Effort, ExtractMarkdownRequest, ObtainedPage } from '../types';
 
 /** The task queues where pages are fetched and rendered. */
 export interface PageQueues {
@@ -49,15 +50,34 @@ function wasBlocked(err: unknown): boolean {
   return details?.httpStatus !== undefined && BLOCKED_STATUSES.has(details.httpStatus);
 }
 
+/** How a caller other than the extraction endpoints may bound and cache its fetches (Research). */
+export interface ObtainOptions {
+  /** Each download's or render's time limit instead of the worker's setting. */
+  timeoutMs?: number;
+  /** Read and refresh the result cache. */
+  cache?: PageCacheUse;
+}
+
 /**
  * Gets the page by the effort asked for, read as `reading` says: `min` fetches once; `standard`
  * fetches with retries and turns to the browser when the fetch was blocked or got a page drawn
  * by script; `max` renders.
  */
-export async function obtainPage<R extends PageReading>(request: PageRequest, queues: PageQueues, reading: R): Promise<ReadingOf<R>> {
-  const target = { url: request.url, country: request.geo_target?.country, reading };
+export async function obtainPage<R extends PageReading>(request: PageRequest, queues: PageQueues, reading: R, options: ObtainOptions = {}): Promise<ReadingOf<R>> {
+  return (await obtainPageFacts(request, queues, reading, options)).reading;
+}
+
+/** The same, with what the activity learnt of the page (its final URL, whether the cache answered). */
+export async function obtainPageFacts<R extends PageReading>(
+  request: PageRequest,
+  queues: PageQueues,
+  reading: R,
+  options: ObtainOptions = {},
+): Promise<ObtainedPage<ReadingOf<R>>> {
+  const target = { url: request.url, country: request.geo_target?.country, reading, ...options };
   const { renderPage } = proxyActivities<RenderActivities>({ taskQueue: queues.browser, ...RENDER_OPTIONS });
-  const render = async () => (await renderPage(target)).reading;
+  // Only a render that comes first looks the page up; after a fetch, the fetch already has.
+  const render = () => renderPage(request.effort === 'max' ? target : { ...target, cache: options.cache && { ...options.cache, lookup: false } });
   if (request.effort === 'max') return render();
   const { fetchPage } = proxyActivities<FetchActivities>({ taskQueue: queues.fetch, ...FETCH_OPTIONS[request.effort] });
   let page;
@@ -67,11 +87,11 @@ export async function obtainPage<R extends PageReading>(request: PageRequest, qu
     if (request.effort === 'standard' && wasBlocked(err)) return render();
     throw err;
   }
-  if (request.effort !== 'standard' || !page.needsBrowser) return page.reading;
+  if (request.effort !== 'standard' || !page.needsBrowser) return page;
   try {
     return await render();
   } catch {
     // The plain fetch did answer; a thin page beats an error.
-    return page.reading;
+    return page;
   }
 }
