@@ -1,6 +1,7 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { ConfigError, modelProblem, type Config } from '../config';
 import { createModelActivities } from '../activities/askModel';
+import { createResearchActivities } from '../activities/researchModel';
 import type { RoleWorkers } from './role';
 import { dataConverter } from '../payloadCodec';
 
@@ -16,7 +17,7 @@ export async function createModelWorkers(connection: NativeConnection, config: C
     namespace: config.temporal.namespace,
     dataConverter,
     taskQueue: config.taskQueues.model,
-    activities: createModelActivities(config.model),
+    activities: { ...createModelActivities(config.model), ...createResearchActivities(config.model) },
     maxConcurrentActivityTaskExecutions: config.workers.modelConcurrency,
   });
   return { workers: [worker] };
