@@ -18,8 +18,21 @@ export interface ScriptedReply {
   headers?: Record<string, string>;
 }
 
+/** A reply for requests of one JSON Schema name, maybe only those whose messages contain `when`. */
+export interface FormatReply extends ScriptedReply {
+  when?: string;
+  /** Answer every matching request, instead of the first only. */
+  keep?: boolean;
+}
+
 export interface StandInScript {
   replies: ScriptedReply[];
+  /**
+   * Replies by the requested schema's name (`response_format.json_schema.name`), for callers
+   * that ask several things at once in any order (Research analyzes pages in parallel): the first
+   * reply whose `when` the request's messages contain answers it. Others fall back to `replies`.
+   */
+  byFormat?: Record<string, FormatReply[]>;
   /** False: `json_schema` response formats get the 400 a server without structured output gives. */
   jsonSchemaSupported?: boolean;
 }
@@ -61,6 +74,17 @@ function minimalValue(schema: unknown): unknown {
   }
 }
 
+function formatReply(script: StandInScript, name: string | undefined, messages: { content?: unknown }[] = []): ScriptedReply | undefined {
+  const replies = name === undefined ? undefined : script.byFormat?.[name];
+  if (!replies) return undefined;
+  const text = messages.map((message) => (typeof message.content === 'string' ? message.content : JSON.stringify(message.content))).join('\n');
+  const index = replies.findIndex((reply) => reply.when === undefined || text.includes(reply.when));
+  if (index < 0) return undefined;
+  const reply = replies[index]!;
+  if (!reply.keep) replies.splice(index, 1);
+  return reply;
+}
+
 function errorBody(status: number, message: string): string {
   const type = status === 401 ? 'authentication_error' : status === 429 ? 'rate_limit_error' : status >= 500 ? 'server_error' : 'invalid_request_error';
   return JSON.stringify({ error: { message, type, param: null, code: null } });
@@ -85,7 +109,7 @@ export async function startModelStandIn(host = '127.0.0.1'): Promise<ModelStandI
       if (req.url === '/__control/requests') return send(200, JSON.stringify(received));
       if (req.url !== '/v1/chat/completions' || req.method !== 'POST') return send(404, errorBody(404, `no route ${req.method} ${req.url}`));
       if (req.headers.authorization !== `Bearer ${STAND_IN_KEY}`) return send(401, errorBody(401, 'Incorrect API key provided.'));
-      let body: { model?: string; messages?: { content?: unknown }[]; response_format?: { type?: string; json_schema?: { schema?: unknown } } };
+      let body: { model?: string; messages?: { content?: unknown }[]; response_format?: { type?: string; json_schema?: { name?: string; schema?: unknown } } };
       try {
         body = JSON.parse(text) as typeof body;
       } catch {
@@ -96,7 +120,7 @@ export async function startModelStandIn(host = '127.0.0.1'): Promise<ModelStandI
       if (body.response_format?.type === 'json_schema' && script.jsonSchemaSupported === false) {
         return send(400, errorBody(400, "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model."));
       }
-      const reply = script.replies.shift();
+      const reply = formatReply(script, body.response_format?.json_schema?.name, body.messages) ?? script.replies.shift();
       if (reply?.status) return send(reply.status, errorBody(reply.status, reply.message ?? 'scripted error'), reply.headers);
       const content = reply?.content ?? JSON.stringify(minimalValue(body.response_format?.json_schema?.schema ?? { type: 'object' }));
       const promptTokens = Math.ceil(JSON.stringify(body.messages ?? []).length / 4);
