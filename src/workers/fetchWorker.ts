@@ -1,5 +1,6 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Config } from '../config';
+import { createRobotsActivities } from '../activities/checkRobots';
 import { createFetchActivities } from '../activities/fetchPage';
 import { createSearchActivities } from '../activities/searchWeb';
 import { createResultCache } from '../cache/createCache';
@@ -13,26 +14,30 @@ import { dataConverter } from '../payloadCodec';
 
 /**
  * The cheap tier: plain HTTP fetches, each page read (converted) in the process that downloaded
- * it; and, when a search engine is configured, Research's web searches, which are network calls
+ * it, and robots.txt checks; and, when a search engine is configured, Research's web searches, which are network calls
  * of the same weight, on their own queue.
  */
 export async function createFetchWorkers(connection: NativeConnection, config: Config, reader: () => ReadingPool): Promise<RoleWorkers> {
   const policy = new AddressPolicy(config.allowInternalHosts);
   const logger = createLogger(config.logLevel, 'fetch');
+  const agent = createGuardedAgent(policy);
   const fetcher = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
     dataConverter,
     taskQueue: config.taskQueues.fetch,
-    activities: createFetchActivities({
-      settings: config.fetch,
-      geo: config.geo,
-      policy,
-      agent: createGuardedAgent(policy),
-      reader: reader(),
-      cache: createResultCache(config.cache),
-      onCacheWriteError: (err) => logger.warn({ err }, 'cache write failed'),
-    }),
+    activities: {
+      ...createFetchActivities({
+        settings: config.fetch,
+        geo: config.geo,
+        policy,
+        agent,
+        reader: reader(),
+        cache: createResultCache(config.cache),
+        onCacheWriteError: (err) => logger.warn({ err }, 'cache write failed'),
+      }),
+      ...createRobotsActivities({ settings: config.fetch, policy, agent }),
+    },
     maxConcurrentActivityTaskExecutions: config.workers.fetchConcurrency,
   });
   const engine = createSearchEngine(config.research.search);

@@ -1,4 +1,5 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, upsertMemo } from '@temporalio/workflow';
+import type { RobotsActivities } from '../activities/checkRobots';
 import type { PageCacheUse } from '../activities/pageCache';
 import type { ResearchModelActivities, ResearchReply } from '../activities/researchModel';
 import type { ResearchReading } from '../activities/researchReading';
@@ -83,6 +84,11 @@ const MODEL_OPTIONS = {
   retry: { maximumAttempts: 5, initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
 } as const;
 
+const ROBOTS_OPTIONS = {
+  startToCloseTimeout: '60s',
+  retry: { maximumAttempts: 3, initialInterval: '1s', backoffCoefficient: 2 },
+} as const;
+
 const SEARCH_OPTIONS = {
   startToCloseTimeout: '90s',
   retry: { maximumAttempts: 3, initialInterval: '1s', backoffCoefficient: 2 },
@@ -111,6 +117,7 @@ class ResearchRun {
   private readonly startedAt = Date.now();
   private readonly model;
   private readonly search;
+  private readonly robots;
   private activity?: ResearchActivity;
   private iteration?: number;
 
@@ -125,6 +132,7 @@ class ResearchRun {
   private readonly metrics = {
     fetches: 0,
     cachedFetches: 0,
+    robotsBlocked: 0,
     fetchesOk: 0,
     searches: {} as Record<string, number>,
     searchesRun: 0,
@@ -143,6 +151,7 @@ class ResearchRun {
     this.budget = MODE_BUDGETS[input.request.mode];
     this.model = proxyActivities<ResearchModelActivities>({ taskQueue: input.queues.model, ...MODEL_OPTIONS });
     this.search = proxyActivities<SearchActivities>({ taskQueue: input.queues.search, ...SEARCH_OPTIONS });
+    this.robots = proxyActivities<RobotsActivities>({ taskQueue: input.queues.fetch, ...ROBOTS_OPTIONS });
   }
 
   private emit<E extends keyof ResearchEvents & string>(event: E, data: Omit<ResearchEvents[E], 'timestamp'>): void {
@@ -180,8 +189,7 @@ class ResearchRun {
       const started = Date.now();
       this.emit('iteration:start', { message: `Round ${iteration} of at most ${this.budget.maxIterations}`, iteration, maxIterations: this.budget.maxIterations, queries });
       const found = await this.phase('searching', () => this.searchFor(iteration, queries));
-      const targets = [...(iteration === 1 ? prefetched : []), ...found].slice(0, this.budget.pagesPerIteration + prefetched.length);
-      const read = await this.phase('analyzing', () => this.analyzeAll(iteration, targets));
+      const read = await this.phase('analyzing', () => this.analyzeAll(iteration, iteration === 1 ? prefetched : [], found));
       if (this.budget.follow > 0) await this.phase('following', () => this.follow(iteration, read));
       const { evaluation, stopReason } = await this.phase('evaluating', () => this.evaluate(iteration));
       this.addPhase('iteration', started);
@@ -244,8 +252,9 @@ class ResearchRun {
     const urls = urlsInQuery(this.input.request.query);
     if (urls.length === 0) return [];
     this.emit('prefetching:start', { message: `Reading ${urls.length} page(s) named in the query`, urls, urlCount: urls.length });
+    const allowed = new Set((await this.allowedByRobots(urls.map((url) => ({ url })))).map((target) => target.url));
     const pages = await mapBounded(urls, this.input.pageConcurrency, async (url): Promise<PageTarget | undefined> => {
-      if (this.seen.has(pageKey(url))) return undefined;
+      if (!allowed.has(url) || this.seen.has(pageKey(url))) return undefined;
       this.seen.add(pageKey(url));
       const reading = await this.fetch(url);
       return reading && { url, urlSource: 'user-input', title: reading.metadata.title, sourceQueries: [], depth: 0, reading };
@@ -315,6 +324,21 @@ class ResearchRun {
     return found;
   }
 
+  /**
+   * The targets robots.txt lets research fetch, in order; the others are counted and never asked
+   * for again. Pages already read are not checked again.
+   */
+  private async allowedByRobots<T extends { url: string; reading?: ResearchReading }>(targets: T[]): Promise<T[]> {
+    const asking = targets.filter((target) => !target.reading);
+    if (asking.length === 0) return targets;
+    const { blocked } = await this.robots.checkRobots({ urls: asking.map((target) => target.url) });
+    if (blocked.length === 0) return targets;
+    const refused = new Set(blocked);
+    for (const url of refused) this.seen.add(pageKey(url));
+    this.metrics.robotsBlocked += refused.size;
+    return targets.filter((target) => target.reading || !refused.has(target.url));
+  }
+
   /** Fetches a page through the extraction pipeline; undefined when it cannot be read. */
   private async fetch(url: string): Promise<ResearchReading | undefined> {
     this.metrics.fetches++;
@@ -369,8 +393,16 @@ class ResearchRun {
     return read;
   }
 
-  private async analyzeAll(iteration: number, targets: PageTarget[]): Promise<AnalyzedPage[]> {
-    this.emit('analyzing:start', { message: `Reading ${targets.length} page(s)`, iteration, pageCount: targets.length });
+  private async analyzeAll(iteration: number, prefetched: PageTarget[], found: PageTarget[]): Promise<AnalyzedPage[]> {
+    const blockedBefore = this.metrics.robotsBlocked;
+    const allowed = await this.allowedByRobots(found);
+    const targets = [...prefetched, ...allowed.slice(0, this.budget.pagesPerIteration)];
+    const blocked = this.metrics.robotsBlocked - blockedBefore;
+    this.emit('analyzing:start', {
+      message: `Reading ${targets.length} page(s)${blocked > 0 ? `; robots.txt keeps research from ${blocked}` : ''}`,
+      iteration,
+      pageCount: targets.length,
+    });
     const read = await this.readPages(iteration, targets);
     this.emit('analyzing:end', {
       message: `Analyzed ${read.length} of ${targets.length} page(s)`,
@@ -401,10 +433,8 @@ class ResearchRun {
         }
       }
     }
-    const targets = [...votes.values()]
-      .sort((a, b) => b.votes - a.votes || a.rank - b.rank)
-      .slice(0, this.budget.follow)
-      .map((entry) => entry.target);
+    const candidates = [...votes.values()].sort((a, b) => b.votes - a.votes || a.rank - b.rank).map((entry) => entry.target);
+    const targets = (await this.allowedByRobots(candidates)).slice(0, this.budget.follow);
     this.emit('following:start', { message: `Following ${targets.length} link(s)`, iteration, linkCount: targets.length });
     const followed = await this.readPages(iteration, targets);
     this.emit('following:end', {
@@ -578,7 +608,7 @@ class ResearchRun {
       iterations: this.executedQueries.length,
       fetches: this.metrics.fetches,
       cachedFetches: this.metrics.cachedFetches,
-      robotsBlocked: 0,
+      robotsBlocked: this.metrics.robotsBlocked,
       searches: this.metrics.searches,
       cachedSearches: {},
       successRates: {

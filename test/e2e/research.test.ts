@@ -14,7 +14,7 @@ import { dataConverter } from '../../src/payloadCodec';
 import { apiKey, apiUrl, call } from '../support/api';
 import type { FixtureServer } from '../support/fixtureServer';
 import type { FormatReply, StandInScript } from '../support/modelStandIn';
-import { CORPUS, FAILING_PATH, SLOW_PATH, startResearchCorpus } from '../support/researchCorpus';
+import { CORPUS, DISALLOWED_PATH, FAILING_PATH, SLOW_PATH, startResearchCorpus } from '../support/researchCorpus';
 import { sdkEventChecker } from '../support/sdkEventSchemas';
 import { startSearchStandIn, type SearchStandIn } from '../support/searchStandIn';
 import { SseStream, type SseMessage } from '../support/sseClient';
@@ -263,6 +263,20 @@ describe('POST /v1/research', () => {
     const metrics = payloads(stream, 'complete')[0]!.metadata.metrics!;
     expect(metrics.successRates.fetches).toBeLessThan(1);
   }, 90_000);
+
+  it('never fetches a page robots.txt disallows, and counts it', async () => {
+    await script(volcanoScript({ research_plan: [{ content: json({ ...PLAN, queries: ['Pont du Gard survey notes private'] }) }] }));
+    const stream = await start({ query: 'Pont du Gard height', nocache: true });
+    await stream.finished;
+    expect(search.queries.at(-1)).toBe('Pont du Gard survey notes private');
+    const samples = payloads(stream, 'analyzing:end')[0]!.samples.map((sample) => sample.url);
+    expect(samples.length).toBeGreaterThan(0);
+    expect(samples).not.toContain(url(DISALLOWED_PATH));
+    expect(corpus.hits.get(DISALLOWED_PATH)).toBeUndefined();
+    expect(corpus.hits.get('/robots.txt')).toBeGreaterThanOrEqual(1);
+    expect(payloads(stream, 'analyzing:start')[0]!.message).toMatch(/robots\.txt keeps research from 1/);
+    expect(payloads(stream, 'complete')[0]!.metadata.metrics!.robotsBlocked).toBe(1);
+  });
 
   it('ends with an error event, in the client types, when no page can be read', async () => {
     await script(volcanoScript({ research_plan: [{ content: json({ ...PLAN, queries: ['zzzz qqqq'] }) }] }));

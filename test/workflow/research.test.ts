@@ -27,6 +27,7 @@ interface Doubles {
   /** planResearch fails this way (once). */
   planFailure?: ApplicationFailure;
   searched: SearchWebInput[];
+  robotsAsked: string[];
   fetched: string[];
   analyzed: AnalyzeInput[];
   evaluated: EvaluateInput[];
@@ -48,7 +49,13 @@ const activities = {
     doubles.searched.push(input);
     if (doubles.failSearch) throw ApplicationFailure.nonRetryable('HTTP 401', 'search_failed');
     const hits = Array.from({ length: input.count }, (_, i) => ({ url: `https://site.example/${slug(input.query)}/${i}`, title: `${input.query} ${i}`, snippet: '' }));
+    // Each query's best hit is one robots.txt disallows.
+    hits.unshift({ url: `https://site.example/private/${slug(input.query)}`, title: 'Private', snippet: '' });
     return { engine: 'double', hits };
+  },
+  async checkRobots(input: { urls: string[] }): Promise<{ allowed: string[]; blocked: string[] }> {
+    doubles.robotsAsked.push(...input.urls);
+    return { allowed: input.urls.filter((url) => !url.includes('/private/')), blocked: input.urls.filter((url) => url.includes('/private/')) };
   },
   async fetchPage(input: { url: string }): Promise<ObtainedPage<ResearchReading>> {
     doubles.fetched.push(input.url);
@@ -112,7 +119,7 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  doubles = { evaluations: [], verdicts: [], failSearch: false, searched: [], fetched: [], analyzed: [], evaluated: [], written: [], judged: [] };
+  doubles = { evaluations: [], verdicts: [], failSearch: false, searched: [], robotsAsked: [], fetched: [], analyzed: [], evaluated: [], written: [], judged: [] };
 });
 
 function inputFor(mode: ResearchMode, query = 'Who built the harbour and when?'): ResearchInput {
@@ -225,7 +232,7 @@ describe('writing and judging', () => {
     expect(complete.metadata.judgments!.map((judgment) => judgment.approved)).toEqual([false, false]);
   });
 
-  it('cites only pages read: unknown numbers dropped, sources renumbered and listed from the run', async () => {
+  it('cites only pages read (none robots.txt disallows): unknown numbers dropped, sources renumbered and listed from the run', async () => {
     const { events } = await runResearch(inputFor('fast'));
     const complete = dataOf(events, 'complete')[0]!;
     const notes = doubles.written[0]!.notes;
@@ -239,7 +246,9 @@ describe('writing and judging', () => {
       ['2', notes[0]!.url, ['Still used.']],
     ]);
     for (const page of complete.metadata.citedPages!) expect(fetched.has(page.url)).toBe(true);
-    expect(complete.metadata.metrics).toMatchObject({ fetches: 6, cachedFetches: 0, searches: { double: 2 }, tokens: { 'double-model': { input: expect.any(Number), output: expect.any(Number) } } });
+    expect(doubles.fetched.some((url) => url.includes('/private/'))).toBe(false);
+    expect(doubles.robotsAsked).toEqual(expect.arrayContaining(['https://site.example/private/harbour-builder', 'https://site.example/private/harbour-year']));
+    expect(complete.metadata.metrics).toMatchObject({ fetches: 6, cachedFetches: 0, robotsBlocked: 2, searches: { double: 2 }, tokens: { 'double-model': { input: expect.any(Number), output: expect.any(Number) } } });
   });
 });
 
