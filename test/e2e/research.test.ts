@@ -46,13 +46,25 @@ function logTo(name: string): (line: string) => void {
   return (line) => stream.write(`${line}\n`);
 }
 
+const workers = new Map<string, Child>();
+
 function spawnWorker(roles: string): Child {
   const child = spawnChild(`research worker ${roles}`, process.execPath, ['--max-semi-space-size=64', path.join(DIST, 'workers/main.js'), roles], {
     env,
     onLine: logTo(`worker-${roles.split(',')[0]}`),
   });
   children.push(child);
+  workers.set(roles, child);
   return child;
+}
+
+interface RecordedRequest {
+  messages: { content: string }[];
+  response_format?: { json_schema?: { name?: string } };
+}
+
+async function modelRequests(): Promise<RecordedRequest[]> {
+  return (await (await fetch(`${process.env.TEST_MODEL_URL}/__control/requests`)).json()) as RecordedRequest[];
 }
 
 beforeAll(async () => {
@@ -292,6 +304,28 @@ describe('POST /v1/research', () => {
     expect(names(stream.events)).not.toContain('complete');
     expectClientTypes(stream);
   });
+
+  it('goes on when the workflow worker dies mid-run: no finished analysis redone, every event delivered once', async () => {
+    await script(volcanoScript({ research_plan: [{ content: json({ ...PLAN, queries: ['monitoring stations seismometers', 'Iceland volcanoes eruption'] }) }] }));
+    const slowHits = corpus.hits.get(SLOW_PATH) ?? 0;
+    const stream = await start({ query: 'How is volcanic unrest in Iceland watched?', nocache: true });
+    while ((corpus.hits.get(SLOW_PATH) ?? 0) === slowHits) await new Promise((resolve) => setTimeout(resolve, 20));
+    // The slow page is on its way; the other pages have long been read and analyzed.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    workers.get('workflow,model')!.process.kill('SIGKILL');
+    spawnWorker('workflow,model');
+    await stream.finished;
+    expect(names(stream.events).at(-1)).toBe('complete');
+    expect(stream.events.map((event) => Number(event.id))).toEqual(stream.events.map((_e, i) => i + 1));
+    expectClientTypes(stream);
+    const samples = payloads(stream, 'analyzing:end')[0]!.samples.map((sample) => sample.url);
+    expect(samples).toContain(url(SLOW_PATH));
+    const analyses = (await modelRequests()).filter((request) => request.response_format?.json_schema?.name === 'page_analysis');
+    for (const sample of samples) {
+      const asked = analyses.filter((request) => request.messages.some((message) => message.content.includes(`URL: ${sample}\n`)));
+      expect({ sample, analyses: asked.length }).toEqual({ sample, analyses: 1 });
+    }
+  }, 120_000);
 
   it('resumes with Last-Event-ID after a dropped connection, each event once, through to complete', async () => {
     await script(volcanoScript());
