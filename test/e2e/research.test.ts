@@ -236,6 +236,23 @@ describe('POST /v1/research', () => {
     expect(complete.metadata.urlSources!.extractedLinks).toBe(followed.followed);
   });
 
+  it('reads the pages a query names first, plans with them, and analyzes them as the user gave them', async () => {
+    await script(volcanoScript());
+    const named = url('/volcanoes/surtsey');
+    const stream = await start({ query: `What does ${named} say about new land, and ${url(FAILING_PATH)}?` });
+    await stream.finished;
+    expect(names(stream.events).slice(0, 5)).toEqual(['start', 'prefetching:start', 'prefetching:end', 'planning:start', 'planning:end']);
+    expectClientTypes(stream);
+    expect(payloads(stream, 'prefetching:start')[0]).toMatchObject({ urls: [named, url(FAILING_PATH)], urlCount: 2 });
+    expect(payloads(stream, 'prefetching:end')[0]).toMatchObject({ fetched: 1, failed: 1 });
+    expect(payloads(stream, 'planning:start')[0]!.hasPrefetchedContext).toBe(true);
+    const plans = (await modelRequests()).filter((request) => request.response_format?.json_schema?.name === 'research_plan');
+    expect(plans.at(-1)!.messages[1]!.content).toContain('Surtsey rose from the sea');
+    const samples = payloads(stream, 'analyzing:end')[0]!.samples;
+    expect(samples[0]).toMatchObject({ url: named, urlSource: 'user-input' });
+    expect(payloads(stream, 'complete')[0]!.metadata.urlSources!.userProvided).toBe(1);
+  });
+
   it('reads pages from the cache unless nocache, which fetches them again', async () => {
     await script(volcanoScript());
     const query = 'Honeybees waggle dance queen';
