@@ -125,7 +125,22 @@ function volcanoScript(extra: Record<string, FormatReply[]> = {}): Record<string
     page_analysis: [
       { content: json({ relevance: 'high', reliability: 'high', summary: 'An Icelandic volcano page.', keyFacts: ['Iceland has about 30 active volcanic systems.'], promisingLinks: [] }), keep: true },
     ],
-    coverage_evaluation: [{ content: json({ coverage: 'Moderate', assessments: [], gaps: 'More on lava', shouldContinue: true, nextQueries: ['Laki 1783 fissure'], newQuestions: [] }), keep: true }],
+    coverage_evaluation: [
+      {
+        content: json({
+          coverage: 'Moderate',
+          assessments: [
+            { question: 'Why is Iceland volcanic?', status: 'answered', findings: 'It sits on the Mid-Atlantic Ridge.' },
+            { question: 'What lava do they produce?', status: 'partial', findings: 'Basalt; the kinds are unclear.' },
+          ],
+          gaps: 'More on lava',
+          shouldContinue: true,
+          nextQueries: ['Laki 1783 fissure'],
+          newQuestions: [],
+        }),
+        keep: true,
+      },
+    ],
     research_report: [{ content: json(REPORT), keep: true }],
     report_review: [{ content: json({ approved: true, score: 8, observation: 'Sound.', feedback: '' }), keep: true }],
     ...extra,
@@ -164,6 +179,8 @@ describe('POST /v1/research', () => {
 
     const [end] = payloads(stream, 'iteration:end');
     expect(end).toMatchObject({ iteration: 1, isLast: true, stopReason: 'max_iterations' });
+    expect(payloads(stream, 'evaluating:end')[0]).toMatchObject({ coverage: 'Moderate', shouldContinue: true, nextQueries: [], gaps: 'More on lava' });
+    expect(payloads(stream, 'evaluating:end')[0]!.questionAssessments.map((a) => a.status)).toEqual(['answered', 'partial']);
     expect(payloads(stream, 'searching:start')[0]!.queries).toEqual(PLAN.queries);
     expect(search.queries.slice(-2).sort()).toEqual([...PLAN.queries].sort());
     const analyzed = payloads(stream, 'analyzing:end')[0]!;
