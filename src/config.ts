@@ -36,6 +36,8 @@ export interface TaskQueues {
   fetch: string;
   browser: string;
   model: string;
+  /** Web searches of Research, served by the fetch role. */
+  search: string;
 }
 
 export interface BrowserSettings {
@@ -127,6 +129,29 @@ export interface CodecSettings {
   maxRequestBytes: number;
 }
 
+export const SEARCH_ENGINES = ['searxng', 'brave'] as const;
+export type SearchEngineName = (typeof SEARCH_ENGINES)[number];
+
+/** Where Research searches the web: a self-hosted SearXNG or a hosted search API. */
+export interface SearchSettings {
+  /** Unset: no engine is configured, and Research answers 503. */
+  engine?: SearchEngineName;
+  /** SearXNG's base URL; its JSON API is `GET /search?q=...&format=json`. */
+  searxngUrl?: string;
+  braveApiKey?: string;
+  /** Brave's web search endpoint (another URL only for tests or a proxy in front of it). */
+  braveUrl: string;
+  timeoutMs: number;
+}
+
+export interface ResearchSettings {
+  search: SearchSettings;
+  /** Pages fetched and analyzed at once per research run. */
+  pageConcurrency: number;
+  /** Page text one analysis reads, in tokens (four characters each). */
+  pageTokens: number;
+}
+
 /** The event streams of Research and Automate. */
 export interface StreamSettings {
   /** A comment goes out after this long without an event, so proxies keep the connection open. */
@@ -157,6 +182,7 @@ export interface Config {
   convert: ConvertSettings;
   cache: CacheSettings;
   stream: StreamSettings;
+  research: ResearchSettings;
   dataDir: string;
   workers: { workflowConcurrency: number; fetchConcurrency: number; modelConcurrency: number };
   embedded: { temporalPort: number; temporalUiPort: number; temporalCliPath?: string };
@@ -275,6 +301,7 @@ export function loadConfig(env: Env = process.env): Config {
       fetch: `${queuePrefix}-fetch`,
       browser: `${queuePrefix}-browser`,
       model: `${queuePrefix}-model`,
+      search: `${queuePrefix}-search`,
     },
     allowInternalHosts: readList(env, 'ALLOW_INTERNAL_HOSTS'),
     fetch: {
@@ -321,6 +348,11 @@ export function loadConfig(env: Env = process.env): Config {
     stream: {
       heartbeatMs: readInt(env, 'STREAM_HEARTBEAT_MS', 15_000, 100, 300_000),
       disconnectGraceMs: readInt(env, 'STREAM_DISCONNECT_GRACE_MS', 60_000, 1000, 24 * 3600_000),
+    },
+    research: {
+      search: readSearch(env),
+      pageConcurrency: readInt(env, 'RESEARCH_PAGE_CONCURRENCY', 6, 1, 64),
+      pageTokens: readInt(env, 'RESEARCH_PAGE_TOKENS', 6000, 500, 100_000),
     },
     dataDir,
     workers: {
@@ -370,6 +402,48 @@ export function modelProblem(model: ModelSettings): string | undefined {
     return 'the model is not configured: set OPENAI_MODEL, and OPENAI_BASE_URL for a server other than OpenAI';
   if (!model.baseUrl && !model.apiKey) return 'the model is not configured: set OPENAI_API_KEY or OPENAI_BASE_URL';
   return undefined;
+}
+
+/** Why Research cannot run, naming the settings to fix; undefined when it can. */
+export function researchProblem(config: Pick<Config, 'model' | 'research'>): string | undefined {
+  if (!config.research.search.engine) return 'no search engine is configured: set SEARXNG_URL or BRAVE_SEARCH_API_KEY';
+  return modelProblem(config.model);
+}
+
+function readHttpUrl(env: Env, name: string): string | undefined {
+  const value = readOptional(env, name);
+  if (value === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(name, `not a URL: "${value}"`);
+  }
+  if (!['http:', 'https:'].includes(url.protocol))
+    throw new ConfigError(name, `expected an http or https URL, got "${value}"`);
+  return value;
+}
+
+/**
+ * The search engine: SEARCH_ENGINE when set, else the one whose setting is present (SearXNG
+ * first). An engine named without its setting stops the process, as any bad setting does.
+ */
+function readSearch(env: Env): SearchSettings {
+  const searxngUrl = readHttpUrl(env, 'SEARXNG_URL');
+  const braveApiKey = readOptional(env, 'BRAVE_SEARCH_API_KEY');
+  const named = env.SEARCH_ENGINE?.trim() ? readEnum(env, 'SEARCH_ENGINE', SEARCH_ENGINES, 'searxng') : undefined;
+  const engine = named ?? (searxngUrl ? 'searxng' : braveApiKey ? 'brave' : undefined);
+  if (engine === 'searxng' && !searxngUrl)
+    throw new ConfigError('SEARXNG_URL', 'SEARCH_ENGINE is searxng: set the base URL of its JSON API');
+  if (engine === 'brave' && !braveApiKey)
+    throw new ConfigError('BRAVE_SEARCH_API_KEY', 'SEARCH_ENGINE is brave: set its API key');
+  return {
+    engine,
+    searxngUrl,
+    braveApiKey,
+    braveUrl: readHttpUrl(env, 'BRAVE_SEARCH_URL') ?? 'https://api.search.brave.com/res/v1/web/search',
+    timeoutMs: readInt(env, 'SEARCH_TIMEOUT_MS', 10_000, 500, 120_000),
+  };
 }
 
 /** The proxy for a country, or undefined when none is configured for it. */

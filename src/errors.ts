@@ -28,6 +28,12 @@ export const ERRORS = {
   generation_failed: { status: 500, message: 'failed to generate JSON' },
   transform_failed: { status: 500, message: 'failed to transform data' },
   model_unavailable: { status: 503, message: 'the model is not configured' },
+  query_required: { status: 400, message: 'query is required' },
+  query_too_long: { status: 400, message: 'query must be at most 10000 characters' },
+  research_unavailable: { status: 503, message: 'research service is not configured' },
+  search_failed: { status: 500, message: 'failed to search the web' },
+  no_sources: { status: 500, message: 'no web page could be read for this research' },
+  research_failed: { status: 500, message: 'failed to complete the research' },
   internal: { status: 500, message: 'internal server error' },
   unavailable: { status: 503, message: 'service unavailable' },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -37,7 +37,9 @@ function encodingOf(payload: Payload): string | undefined {
 export class GzipPayloadCodec implements PayloadCodec {
   async encode(payloads: Payload[]): Promise<Payload[]> {
     return payloads.map((payload) => {
-      if (!payload.data || payload.data.byteLength < MIN_BYTES || encodingOf(payload) === GZIP_ENCODING) return payload;
+      // `length`, not `byteLength`: protobuf gives a payload without data an empty array (a workflow
+      // returning nothing).
+      if (!payload.data || payload.data.length < MIN_BYTES || encodingOf(payload) === GZIP_ENCODING) return payload;
       const metadata: Record<string, Uint8Array> = { ...payload.metadata, encoding: text.encode(GZIP_ENCODING) };
       if (payload.metadata?.encoding) metadata[ORIGINAL_ENCODING] = payload.metadata.encoding;
       return { metadata, data: gzipSync(payload.data, { level: 1 }) };

@@ -19,6 +19,9 @@ export const OPERATION_DEADLINE_MS: Record<RequestResponseOperation, number> = {
   'generate-json': 295_000,
 };
 
+/** How long a research run may take, by mode: one round of a few searches, or up to three. */
+export const RESEARCH_DEADLINE_MS = { fast: 15 * 60_000, balanced: 45 * 60_000 } as const;
+
 /** Room an attempt needs beyond its own limits: waiting for a conversion thread, the reply. */
 const ATTEMPT_SLACK_MS = 15_000;
 

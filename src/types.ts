@@ -45,5 +45,7 @@ export interface ObtainedPage<T> {
   obtainMs: number;
   /** A plain fetch got a script shell or a bot challenge: a browser would see more. */
   needsBrowser: boolean;
+  /** Read from the result cache: nothing was downloaded. */
+  cached?: boolean;
   reading: T;
 }

@@ -10,6 +10,8 @@ import { heartbeating } from './heartbeat';
 import { readObtained } from './readObtained';
 import type { PageReading, ReadingOf } from './readPage';
 import type { ReadingPool } from './readingPool';
+import { throughCache, type PageCacheUse } from './pageCache';
+import type { ResultCache } from '../cache/resultCache';
 
 export interface FetchPageInput<R extends PageReading> {
   url: string;
@@ -18,6 +20,10 @@ export interface FetchPageInput<R extends PageReading> {
   /** Effort `min`: the short download limit (FETCH_MIN_EFFORT_TIMEOUT_MS). */
   quick?: boolean;
   reading: R;
+  /** The download's limit instead of FETCH_TIMEOUT_MS (a research request's `fetch_timeout`). */
+  timeoutMs?: number;
+  /** Read and refresh the result cache (research readings only). */
+  cache?: PageCacheUse;
 }
 
 export interface FetchActivityDeps {
@@ -26,6 +32,8 @@ export interface FetchActivityDeps {
   policy: AddressPolicy;
   agent: Dispatcher;
   reader: ReadingPool;
+  cache?: ResultCache;
+  onCacheWriteError: (err: unknown) => void;
 }
 
 export function createFetchActivities(deps: FetchActivityDeps) {
@@ -38,45 +46,48 @@ export function createFetchActivities(deps: FetchActivityDeps) {
     if (!agent) proxyAgents.set(proxyUrl, (agent = createProxyAgent(proxyUrl)));
     return agent;
   };
+  const download = async (input: FetchPageInput<PageReading>, reading: PageReading): Promise<ObtainedPage<unknown>> => {
+    let httpStatus = 0;
+    const cancelled = Context.current().cancellationSignal;
+    return reportingFailures(
+      () =>
+        heartbeating(async () => {
+          const started = performance.now();
+          const response = await httpFetch(input.url, deps.policy, dispatcherFor(input.country), {
+            ...deps.settings,
+            timeoutMs: input.timeoutMs ?? (input.quick ? deps.settings.minEffortTimeoutMs : deps.settings.timeoutMs),
+            viaProxy: Boolean(input.country),
+            signal: cancelled,
+          });
+          httpStatus = response.status;
+          if (response.status >= 400) {
+            const error = new ServiceError('fetch_failed', `${response.finalUrl} answered HTTP ${response.status}`);
+            error.httpStatus = response.status;
+            throw error;
+          }
+          const contentType = response.headers.get('content-type') ?? '';
+          const isHtml =
+            /html/i.test(contentType) ||
+            (!contentType && /^\s*</.test(response.body.subarray(0, 64).toString('latin1')));
+          return readObtained(
+            { body: response.body, contentType, finalUrl: response.finalUrl, truncated: response.truncated },
+            { requestedUrl: input.url, status: response.status, startedAt: started, detectShell: isHtml },
+            reading,
+            deps.reader,
+            cancelled,
+          );
+        }),
+      // Effort min asks once: its failures are final (a lost worker's attempt is still retried).
+      (err) => !input.quick && transientFetchFailure(err, httpStatus),
+    );
+  };
   return {
     /**
      * Downloads a page over plain HTTP and reads it as asked. Reading here, where the body
      * already is, keeps page bodies out of Temporal and saves a second task per request.
      */
     async fetchPage<R extends PageReading>(input: FetchPageInput<R>): Promise<ObtainedPage<ReadingOf<R>>> {
-      let httpStatus = 0;
-      const cancelled = Context.current().cancellationSignal;
-      return reportingFailures(
-        () =>
-          heartbeating(async () => {
-            const started = performance.now();
-            const response = await httpFetch(input.url, deps.policy, dispatcherFor(input.country), {
-              ...deps.settings,
-              timeoutMs: input.quick ? deps.settings.minEffortTimeoutMs : deps.settings.timeoutMs,
-              viaProxy: Boolean(input.country),
-              signal: cancelled,
-            });
-            httpStatus = response.status;
-            if (response.status >= 400) {
-              const error = new ServiceError('fetch_failed', `${response.finalUrl} answered HTTP ${response.status}`);
-              error.httpStatus = response.status;
-              throw error;
-            }
-            const contentType = response.headers.get('content-type') ?? '';
-            const isHtml =
-              /html/i.test(contentType) ||
-              (!contentType && /^\s*</.test(response.body.subarray(0, 64).toString('latin1')));
-            return readObtained(
-              { body: response.body, contentType, finalUrl: response.finalUrl, truncated: response.truncated },
-              { requestedUrl: input.url, status: response.status, startedAt: started, detectShell: isHtml },
-              input.reading,
-              deps.reader,
-              cancelled,
-            );
-          }),
-        // Effort min asks once: its failures are final (a lost worker's attempt is still retried).
-        (err) => !input.quick && transientFetchFailure(err, httpStatus),
-      );
+      return throughCache(deps.cache, input, (reading) => download(input, reading), deps.onCacheWriteError);
     },
   };
 }

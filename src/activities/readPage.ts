@@ -4,13 +4,15 @@ import { boundMarkdown } from '../extraction/bound';
 import { estimateTokens, fitToBudget, splitIntoChunks } from '../structured/chunking';
 import type { ContentScope, PageMetadata } from '../types';
 import { pageToMarkdown, type PageBody } from '../extraction/pageToMarkdown';
+import { researchReadingOf, type ResearchReading } from './researchReading';
 
 /**
  * What an operation wants of a page. The activity that obtains a page reads it before it
  * returns, so page bodies never travel through Temporal: only the reading does, and a reading
  * is bounded (Markdown by MARKDOWN_MAX_BYTES, model input by the token budget and chunk cap).
  */
-export type PageReading = { as: 'markdown'; content: ContentScope } | { as: 'modelInput' };
+export type PageReading =
+  { as: 'markdown'; content: ContentScope } | { as: 'modelInput' } | { as: 'research'; tokens: number };
 
 export interface MarkdownReading {
   content: string;
@@ -23,7 +25,11 @@ export interface ModelInput {
   metadata: PageMetadata;
 }
 
-export type ReadingOf<R extends PageReading> = R extends { as: 'markdown' } ? MarkdownReading : ModelInput;
+export type ReadingOf<R extends PageReading> = R extends { as: 'markdown' }
+  ? MarkdownReading
+  : R extends { as: 'research' }
+    ? ResearchReading
+    : ModelInput;
 
 export interface ReadSettings {
   markdownMaxBytes: number;
@@ -66,7 +72,7 @@ async function modelInputOf(page: PageBody, settings: ReadSettings): Promise<Mod
  * have `web page is too large`.
  */
 export function tooCostly(reading: PageReading, detail: string): ServiceError {
-  return new ServiceError(reading.as === 'markdown' ? 'conversion_failed' : 'page_too_large', detail);
+  return new ServiceError(reading.as === 'modelInput' ? 'page_too_large' : 'conversion_failed', detail);
 }
 
 export async function readPage<R extends PageReading>(
@@ -75,11 +81,10 @@ export async function readPage<R extends PageReading>(
   settings: ReadSettings,
 ): Promise<ReadingOf<R>> {
   try {
-    const result =
-      reading.as === 'markdown'
-        ? await markdownOf(page, reading.content, settings)
-        : await modelInputOf(page, settings);
-    return result as ReadingOf<R>;
+    if (reading.as === 'markdown') return (await markdownOf(page, reading.content, settings)) as ReadingOf<R>;
+    if (reading.as === 'research')
+      return researchReadingOf(await markdownOf(page, 'main', settings), reading.tokens, page.finalUrl) as ReadingOf<R>;
+    return (await modelInputOf(page, settings)) as ReadingOf<R>;
   } catch (err) {
     if (err instanceof ServiceError && err.code === 'page_too_large')
       throw tooCostly(reading, err.detail ?? err.message);

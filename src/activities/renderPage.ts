@@ -14,12 +14,18 @@ import { heartbeating } from './heartbeat';
 import { readObtained } from './readObtained';
 import type { PageReading, ReadingOf } from './readPage';
 import type { ReadingPool } from './readingPool';
+import { throughCache, type PageCacheUse } from './pageCache';
+import type { ResultCache } from '../cache/resultCache';
 
 export interface RenderPageInput<R extends PageReading> {
   url: string;
   /** Render through the proxy configured for this country (spec §2.1). */
   country?: string;
   reading: R;
+  /** The render's budget instead of RENDER_TIMEOUT_MS (a research request's `fetch_timeout`). */
+  timeoutMs?: number;
+  /** Read and refresh the result cache (research readings only). */
+  cache?: PageCacheUse;
 }
 
 export interface RenderActivityDeps {
@@ -30,6 +36,8 @@ export interface RenderActivityDeps {
   geo: GeoSettings;
   userAgent: string;
   reader: ReadingPool;
+  cache?: ResultCache;
+  onCacheWriteError: (err: unknown) => void;
 }
 
 /** Nothing a text extraction reads; skipping them is most of a render's speed. */
@@ -118,102 +126,104 @@ async function readingAfterNavigations<T>(page: Page, deadline: number, read: ()
 }
 
 export function createRenderActivities(deps: RenderActivityDeps) {
+  const render = async (input: RenderPageInput<PageReading>, reading: PageReading): Promise<ObtainedPage<unknown>> => {
+    let httpStatus = 0;
+    const budgetMs = input.timeoutMs ?? deps.settings.renderTimeoutMs;
+    return reportingFailures(
+      () =>
+        heartbeating(async () => {
+          const started = performance.now();
+          const deadline = Date.now() + budgetMs;
+          await deps.policy.checkUrl(deps.policy.parseUrl(input.url));
+          const upstream = input.country ? requireProxyFor(deps.geo, input.country) : undefined;
+          const session = await deps.proxy.session(upstream);
+          const refuseIfInternal = () => {
+            if (session.blocked.length > 0)
+              throw new ServiceError('internal_address', `the page reached for internal ${session.blocked[0]}`);
+          };
+          const rendered = await deps.pool
+            .withContext({ userAgent: deps.userAgent, locale: 'en-US', proxy: session.proxy }, async (context) => {
+              await context.route('**/*', skipHeavyResources);
+              const page = await context.newPage();
+              const network = new NetworkActivity(page);
+              const loading = async <T>(load: () => Promise<T>): Promise<T> => {
+                try {
+                  return await load();
+                } catch (err) {
+                  refuseIfInternal();
+                  throw new ServiceError(
+                    'fetch_failed',
+                    `render of ${input.url}: ${err instanceof Error ? err.message : String(err)}`,
+                  );
+                }
+              };
+              const loaded = await loading(() => page.goto(input.url, { waitUntil: 'load', timeout: budgetMs }));
+              const servedType = loaded?.headers()['content-type'] ?? '';
+              if (isPdfType(servedType)) {
+                // Chromium shows a PDF in its viewer; the document itself is what is wanted.
+                const download = await context.request.get(page.url(), {
+                  timeout: Math.max(1000, deadline - Date.now()),
+                });
+                httpStatus = download.status();
+                refuseIfInternal();
+                return { body: await download.body(), contentType: servedType, finalUrl: page.url() };
+              }
+              const response =
+                loaded &&
+                (await loading(() => relabelUndeclaredUtf8(page, loaded, Math.max(1000, deadline - Date.now()))));
+              try {
+                return await readingAfterNavigations(page, deadline, async () => {
+                  await network.quiet(Math.min(deadline, Date.now() + SETTLE_MS));
+                  await scrollThrough(page, network, deadline);
+                  await network.quiet(Math.min(deadline, Date.now() + SETTLE_MS));
+                  // The status of the document now shown: a challenge page that reloaded itself counts
+                  // as its final load.
+                  const navigation = page.evaluate(
+                    () =>
+                      (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)
+                        ?.responseStatus ?? 0,
+                  );
+                  httpStatus =
+                    (await beforeDeadline(navigation, deadline, 'reading the status')) || (response?.status() ?? 0);
+                  const html = await beforeDeadline(page.content(), deadline, 'reading the page');
+                  // Checked after the last read, so whatever the page reached for before it is charged.
+                  refuseIfInternal();
+                  return {
+                    body: Buffer.from(html, 'utf8'),
+                    contentType: 'text/html; charset=utf-8',
+                    finalUrl: page.url(),
+                  };
+                });
+              } catch (err) {
+                // A page that navigated to an internal address broke the reading on its way there.
+                refuseIfInternal();
+                throw err;
+              }
+            })
+            .finally(() => session.end());
+          if (httpStatus >= 400) {
+            const error = new ServiceError(
+              'fetch_failed',
+              `${rendered.finalUrl} answered HTTP ${httpStatus} in the browser`,
+            );
+            error.httpStatus = httpStatus;
+            throw error;
+          }
+          return readObtained(
+            { ...rendered, truncated: false },
+            { requestedUrl: input.url, status: httpStatus, startedAt: started, detectShell: false },
+            reading,
+            deps.reader,
+            Context.current().cancellationSignal,
+          );
+        }),
+      (err) => transientFetchFailure(err, httpStatus),
+    );
+  };
   return {
     /** Loads a page in Chromium, lets its scripts run, and reads the final DOM as asked. */
     async renderPage<R extends PageReading>(input: RenderPageInput<R>): Promise<ObtainedPage<ReadingOf<R>>> {
-      let httpStatus = 0;
-      return reportingFailures(
-        () =>
-          heartbeating(async () => {
-            const started = performance.now();
-            const deadline = Date.now() + deps.settings.renderTimeoutMs;
-            await deps.policy.checkUrl(deps.policy.parseUrl(input.url));
-            const upstream = input.country ? requireProxyFor(deps.geo, input.country) : undefined;
-            const session = await deps.proxy.session(upstream);
-            const refuseIfInternal = () => {
-              if (session.blocked.length > 0)
-                throw new ServiceError('internal_address', `the page reached for internal ${session.blocked[0]}`);
-            };
-            const rendered = await deps.pool
-              .withContext({ userAgent: deps.userAgent, locale: 'en-US', proxy: session.proxy }, async (context) => {
-                await context.route('**/*', skipHeavyResources);
-                const page = await context.newPage();
-                const network = new NetworkActivity(page);
-                const loading = async <T>(load: () => Promise<T>): Promise<T> => {
-                  try {
-                    return await load();
-                  } catch (err) {
-                    refuseIfInternal();
-                    throw new ServiceError(
-                      'fetch_failed',
-                      `render of ${input.url}: ${err instanceof Error ? err.message : String(err)}`,
-                    );
-                  }
-                };
-                const loaded = await loading(() =>
-                  page.goto(input.url, { waitUntil: 'load', timeout: deps.settings.renderTimeoutMs }),
-                );
-                const servedType = loaded?.headers()['content-type'] ?? '';
-                if (isPdfType(servedType)) {
-                  // Chromium shows a PDF in its viewer; the document itself is what is wanted.
-                  const download = await context.request.get(page.url(), {
-                    timeout: Math.max(1000, deadline - Date.now()),
-                  });
-                  httpStatus = download.status();
-                  refuseIfInternal();
-                  return { body: await download.body(), contentType: servedType, finalUrl: page.url() };
-                }
-                const response =
-                  loaded &&
-                  (await loading(() => relabelUndeclaredUtf8(page, loaded, Math.max(1000, deadline - Date.now()))));
-                try {
-                  return await readingAfterNavigations(page, deadline, async () => {
-                    await network.quiet(Math.min(deadline, Date.now() + SETTLE_MS));
-                    await scrollThrough(page, network, deadline);
-                    await network.quiet(Math.min(deadline, Date.now() + SETTLE_MS));
-                    // The status of the document now shown: a challenge page that reloaded itself
-                    // counts as its final load.
-                    const navigation = page.evaluate(
-                      () =>
-                        (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)
-                          ?.responseStatus ?? 0,
-                    );
-                    httpStatus =
-                      (await beforeDeadline(navigation, deadline, 'reading the status')) || (response?.status() ?? 0);
-                    const html = await beforeDeadline(page.content(), deadline, 'reading the page');
-                    // Checked after the last read, so whatever the page reached for before it is charged.
-                    refuseIfInternal();
-                    return {
-                      body: Buffer.from(html, 'utf8'),
-                      contentType: 'text/html; charset=utf-8',
-                      finalUrl: page.url(),
-                    };
-                  });
-                } catch (err) {
-                  // A page that navigated to an internal address broke the reading on its way there.
-                  refuseIfInternal();
-                  throw err;
-                }
-              })
-              .finally(() => session.end());
-            if (httpStatus >= 400) {
-              const error = new ServiceError(
-                'fetch_failed',
-                `${rendered.finalUrl} answered HTTP ${httpStatus} in the browser`,
-              );
-              error.httpStatus = httpStatus;
-              throw error;
-            }
-            return readObtained(
-              { ...rendered, truncated: false },
-              { requestedUrl: input.url, status: httpStatus, startedAt: started, detectShell: false },
-              input.reading,
-              deps.reader,
-              Context.current().cancellationSignal,
-            );
-          }),
-        (err) => transientFetchFailure(err, httpStatus),
-      );
+      return throughCache(deps.cache, input, (reading) => render(input, reading), deps.onCacheWriteError);
     },
   };
 }

@@ -19,6 +19,7 @@ import { jsonBody } from './middleware/jsonBody';
 import { requestLog } from './middleware/requestLog';
 import { codecRouter } from './routes/codec';
 import { extractMarkdownRoute } from './routes/extractMarkdown';
+import { researchRoute } from './routes/research';
 import { runEventsRoute } from './routes/runEvents';
 import { structuredJsonRoute } from './routes/structuredJson';
 import type { ApiState } from './state';
@@ -74,6 +75,7 @@ export function createApp(deps: ApiDeps, logger: Logger): Koa<ApiState> {
   router.post('/extract/markdown', extractMarkdownRoute(deps));
   router.post('/extract/json', structuredJsonRoute(deps, 'extract-json'));
   router.post('/generate/json', structuredJsonRoute(deps, 'generate-json'));
+  router.post('/research', researchRoute(deps));
   router.get('/runs/:runId/events', runEventsRoute(deps));
   const codec = codecRouter(deps.config.apiKeys, deps.config.codec);
 

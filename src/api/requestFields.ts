@@ -36,6 +36,15 @@ export class RequestFields {
     return value;
   }
 
+  optionalInteger(name: string, min: number, max: number, unit: string): number | undefined {
+    if (!this.has(name)) return undefined;
+    const value = this.body[name];
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      throw invalidField(`${name} must be a whole number of ${unit} from ${min} to ${max}`);
+    }
+    return value;
+  }
+
   optionalGeoTarget(): GeoTarget | undefined {
     if (!this.has('geo_target')) return undefined;
     const value = this.body.geo_target;

@@ -5,6 +5,8 @@ import { BrowserPool } from '../browser/browserPool';
 import { GuardProxy } from '../browser/guardProxy';
 import { AddressPolicy } from '../net/addressPolicy';
 import type { ReadingPool } from '../activities/readingPool';
+import { createResultCache } from '../cache/createCache';
+import { createLogger } from '../logger';
 import { createServiceWorker, type RoleWorkers } from './role';
 
 /**
@@ -19,6 +21,7 @@ export async function createBrowserWorkers(
   const pool = new BrowserPool(config.browser);
   const policy = new AddressPolicy(config.allowInternalHosts);
   const proxy = new GuardProxy(policy);
+  const logger = createLogger(config.logLevel, 'browser');
   const renderer = await createServiceWorker(connection, config, {
     taskQueue: config.taskQueues.browser,
     activities: createRenderActivities({
@@ -29,6 +32,8 @@ export async function createBrowserWorkers(
       geo: config.geo,
       userAgent: config.fetch.userAgent,
       reader: reader(),
+      cache: createResultCache(config.cache),
+      onCacheWriteError: (err) => logger.warn({ err }, 'cache write failed'),
     }),
     maxConcurrentActivityTaskExecutions: config.browser.concurrency,
   });

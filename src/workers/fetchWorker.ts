@@ -1,28 +1,51 @@
 import type { NativeConnection } from '@temporalio/worker';
 import type { Config } from '../config';
+import { createRobotsActivities } from '../activities/checkRobots';
 import { createFetchActivities } from '../activities/fetchPage';
+import { createSearchActivities } from '../activities/searchWeb';
+import { createResultCache } from '../cache/createCache';
+import { createLogger } from '../logger';
 import { AddressPolicy } from '../net/addressPolicy';
 import { createGuardedAgent } from '../net/httpFetch';
 import type { ReadingPool } from '../activities/readingPool';
+import { createSearchEngine } from '../search/createSearchEngine';
 import { createServiceWorker, type RoleWorkers } from './role';
 
-/** The cheap tier: plain HTTP fetches, each page read (converted) in the process that downloaded it. */
+/**
+ * The cheap tier: plain HTTP fetches, each page read (converted) in the process that downloaded
+ * it, and robots.txt checks; and, when a search engine is configured, Research's web searches,
+ * network calls of the same weight, on their own queue.
+ */
 export async function createFetchWorkers(
   connection: NativeConnection,
   config: Config,
   reader: () => ReadingPool,
 ): Promise<RoleWorkers> {
   const policy = new AddressPolicy(config.allowInternalHosts);
+  const logger = createLogger(config.logLevel, 'fetch');
+  const agent = createGuardedAgent(policy);
   const fetcher = await createServiceWorker(connection, config, {
     taskQueue: config.taskQueues.fetch,
-    activities: createFetchActivities({
-      settings: config.fetch,
-      geo: config.geo,
-      policy,
-      agent: createGuardedAgent(policy),
-      reader: reader(),
-    }),
+    activities: {
+      ...createFetchActivities({
+        settings: config.fetch,
+        geo: config.geo,
+        policy,
+        agent,
+        reader: reader(),
+        cache: createResultCache(config.cache),
+        onCacheWriteError: (err) => logger.warn({ err }, 'cache write failed'),
+      }),
+      ...createRobotsActivities({ settings: config.fetch, policy, agent }),
+    },
     maxConcurrentActivityTaskExecutions: config.workers.fetchConcurrency,
   });
-  return { workers: [fetcher] };
+  const engine = createSearchEngine(config.research.search);
+  if (!engine) return { workers: [fetcher] };
+  const searcher = await createServiceWorker(connection, config, {
+    taskQueue: config.taskQueues.search,
+    activities: createSearchActivities(engine),
+    maxConcurrentActivityTaskExecutions: config.workers.fetchConcurrency,
+  });
+  return { workers: [fetcher, searcher] };
 }

@@ -1,6 +1,7 @@
 import type { NativeConnection } from '@temporalio/worker';
 import { ConfigError, modelProblem, type Config } from '../config';
 import { createModelActivities } from '../activities/askModel';
+import { createResearchActivities } from '../activities/researchModel';
 import { createServiceWorker, type RoleWorkers } from './role';
 
 /**
@@ -12,7 +13,7 @@ export async function createModelWorkers(connection: NativeConnection, config: C
   if (problem) throw new ConfigError('OPENAI_MODEL', problem);
   const worker = await createServiceWorker(connection, config, {
     taskQueue: config.taskQueues.model,
-    activities: createModelActivities(config.model),
+    activities: { ...createModelActivities(config.model), ...createResearchActivities(config.model) },
     maxConcurrentActivityTaskExecutions: config.workers.modelConcurrency,
   });
   return { workers: [worker] };

@@ -10,6 +10,11 @@ export async function extractMarkdown({
   queues,
   timeouts,
 }: ExtractMarkdownInput): Promise<ExtractMarkdownResult> {
-  const converted = await obtainPage(request, queues, { as: 'markdown', content: request.content }, timeouts);
+  const converted = await obtainPage(
+    request,
+    queues,
+    { as: 'markdown', content: request.content },
+    { activityTimeouts: timeouts },
+  );
   return { url: request.url, ...converted };
 }

@@ -1,2 +1,4 @@
 export { extractMarkdown } from './extractMarkdown';
 export { extractJson, generateJson } from './structuredJson';
+export { research } from './research';
+export type { ResearchInput, ResearchRequest } from './research';

@@ -3,9 +3,10 @@ import type { Duration } from '@temporalio/common';
 import type { FetchActivities } from '../activities/fetchPage';
 import type { PageReading, ReadingOf } from '../activities/readPage';
 import type { RenderActivities } from '../activities/renderPage';
-import type { ActivityTimeouts } from '../timeouts';
+import type { PageCacheUse } from '../activities/pageCache';
 import type { PageQueues, PageRequest } from '../operations/pageRequest';
-import type { Effort } from '../types';
+import type { ActivityTimeouts } from '../timeouts';
+import type { Effort, ObtainedPage } from '../types';
 
 /**
  * A worker that stops heartbeating (its process died or hangs) loses the attempt after this long,
@@ -62,6 +63,16 @@ function wasBlocked(err: unknown): boolean {
   return details?.httpStatus !== undefined && BLOCKED_STATUSES.has(details.httpStatus);
 }
 
+/** How a caller other than the extraction endpoints may bound and cache its fetches (Research). */
+export interface ObtainOptions {
+  /** The activities' timeouts from the run's input; runs started before they were given keep the old ones. */
+  activityTimeouts?: ActivityTimeouts;
+  /** Each download's or render's time limit instead of the worker's setting. */
+  timeoutMs?: number;
+  /** Read and refresh the result cache. */
+  cache?: PageCacheUse;
+}
+
 /**
  * Gets the page by the effort asked for, read as `reading` says: `min` fetches once; `standard`
  * fetches with retries and turns to the browser when the fetch was blocked or got a page drawn
@@ -71,11 +82,26 @@ export async function obtainPage<R extends PageReading>(
   request: PageRequest,
   queues: PageQueues,
   reading: R,
-  timeouts: ActivityTimeouts = TIMEOUTS_BEFORE_INPUT,
+  options: ObtainOptions = {},
 ): Promise<ReadingOf<R>> {
-  const target = { url: request.url, country: request.geo_target?.country, reading };
+  return (await obtainPageFacts(request, queues, reading, options)).reading;
+}
+
+/** The same, with what the activity learnt of the page (its final URL, whether the cache answered). */
+export async function obtainPageFacts<R extends PageReading>(
+  request: PageRequest,
+  queues: PageQueues,
+  reading: R,
+  options: ObtainOptions = {},
+): Promise<ObtainedPage<ReadingOf<R>>> {
+  const { activityTimeouts: timeouts = TIMEOUTS_BEFORE_INPUT, ...pageOptions } = options;
+  const target = { url: request.url, country: request.geo_target?.country, reading, ...pageOptions };
   const { renderPage } = proxyActivities<RenderActivities>({ taskQueue: queues.browser, ...renderOptions(timeouts) });
-  const render = async () => (await renderPage(target)).reading;
+  // Only a render that comes first looks the page up; after a fetch, the fetch already has.
+  const render = () =>
+    renderPage(
+      request.effort === 'max' ? target : { ...target, cache: options.cache && { ...options.cache, lookup: false } },
+    );
   if (request.effort === 'max') return render();
   const { fetchPage } = proxyActivities<FetchActivities>({
     taskQueue: queues.fetch,
@@ -88,11 +114,11 @@ export async function obtainPage<R extends PageReading>(
     if (request.effort === 'standard' && wasBlocked(err)) return render();
     throw err;
   }
-  if (request.effort !== 'standard' || !page.needsBrowser) return page.reading;
+  if (request.effort !== 'standard' || !page.needsBrowser) return page;
   try {
     return await render();
   } catch {
     // The plain fetch did answer; a thin page beats an error.
-    return page.reading;
+    return page;
   }
 }

@@ -22,7 +22,12 @@ function addUsage(total: TokenUsage, answer: ModelAnswer): void {
  */
 async function structuredJson(task: 'extract' | 'generate', input: StructuredJsonInput): Promise<unknown> {
   const timeouts = input.timeouts ?? TIMEOUTS_BEFORE_INPUT;
-  const { chunks, metadata } = await obtainPage(input.request, input.queues, { as: 'modelInput' }, timeouts);
+  const { chunks, metadata } = await obtainPage(
+    input.request,
+    input.queues,
+    { as: 'modelInput' },
+    { activityTimeouts: timeouts },
+  );
   const model = proxyActivities<ModelActivities>({
     taskQueue: input.queues.model,
     startToCloseTimeout: timeouts.modelMs,

@@ -18,8 +18,21 @@ export interface ScriptedReply {
   headers?: Record<string, string>;
 }
 
+/** A reply for requests of one JSON Schema name, maybe only those whose messages contain `when`. */
+export interface FormatReply extends ScriptedReply {
+  when?: string;
+  /** Answer every matching request, instead of the first only. */
+  keep?: boolean;
+}
+
 export interface StandInScript {
   replies: ScriptedReply[];
+  /**
+   * Replies by the requested schema's name (`response_format.json_schema.name`), for callers
+   * that ask several things at once in any order (Research analyzes pages in parallel): the first
+   * reply whose `when` the request's messages contain answers it. Others fall back to `replies`.
+   */
+  byFormat?: Record<string, FormatReply[]>;
   /** False: `json_schema` response formats get the 400 a server without structured output gives. */
   jsonSchemaSupported?: boolean;
 }
@@ -61,6 +74,23 @@ function minimalValue(schema: unknown): unknown {
   }
 }
 
+function formatReply(
+  script: StandInScript,
+  name: string | undefined,
+  messages: { content?: unknown }[] = [],
+): ScriptedReply | undefined {
+  const replies = name === undefined ? undefined : script.byFormat?.[name];
+  if (!replies) return undefined;
+  const text = messages
+    .map((message) => (typeof message.content === 'string' ? message.content : JSON.stringify(message.content)))
+    .join('\n');
+  const index = replies.findIndex((reply) => reply.when === undefined || text.includes(reply.when));
+  if (index < 0) return undefined;
+  const reply = replies[index]!;
+  if (!reply.keep) replies.splice(index, 1);
+  return reply;
+}
+
 function errorBody(status: number, message: string): string {
   const type =
     status === 401
@@ -97,7 +127,7 @@ export async function startModelStandIn(host = '127.0.0.1'): Promise<ModelStandI
       let body: {
         model?: string;
         messages?: { content?: unknown }[];
-        response_format?: { type?: string; json_schema?: { schema?: unknown } };
+        response_format?: { type?: string; json_schema?: { name?: string; schema?: unknown } };
       };
       try {
         body = JSON.parse(text) as typeof body;
@@ -116,7 +146,8 @@ export async function startModelStandIn(host = '127.0.0.1'): Promise<ModelStandI
           ),
         );
       }
-      const reply = script.replies.shift();
+      const reply =
+        formatReply(script, body.response_format?.json_schema?.name, body.messages) ?? script.replies.shift();
       if (reply?.status)
         return send(reply.status, errorBody(reply.status, reply.message ?? 'scripted error'), reply.headers);
       const content =

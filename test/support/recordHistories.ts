@@ -4,7 +4,9 @@ import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { html, startFixtureServer, type FixtureServer } from './fixtureServer';
 import { projectRoot, startStack, stopStack, type Stack } from './localStack';
-import type { ScriptedReply } from './modelStandIn';
+import type { FormatReply, ScriptedReply } from './modelStandIn';
+import { startResearchCorpus } from './researchCorpus';
+import { startSearchStandIn } from './searchStandIn';
 
 /**
  * `npm run histories:record`: runs every workflow type on the real stack (real Temporal, workers,
@@ -58,9 +60,63 @@ interface Recording {
   route: string;
   body: (fixtures: FixtureServer) => Record<string, unknown>;
   replies?: ScriptedReply[];
+  /** Replies by schema name, for runs that ask the model in parallel (Research). */
+  byFormat?: (fixtures: FixtureServer) => Record<string, FormatReply[]>;
   /** The API's answer; 500 for a run that fails. */
   status?: number;
 }
+
+const answer = (value: unknown): FormatReply => ({ content: JSON.stringify(value), keep: true });
+
+/** A research run that reads, follows a link, searches a second round, and has its first draft sent back. */
+const researchReplies = (corpus: FixtureServer): Record<string, FormatReply[]> => ({
+  research_plan: [
+    answer({
+      objective: 'Explain Roman aqueducts',
+      plan: 'Sources on building and water supply',
+      complexity: 'moderate',
+      questions: ['How did they flow?', 'Which survive?'],
+      queries: ['Roman aqueducts gradient', 'Pont du Gard arches'],
+    }),
+  ],
+  page_analysis: [
+    {
+      ...answer({
+        relevance: 'high',
+        reliability: 'high',
+        summary: 'On the gradient.',
+        keyFacts: ['The Nîmes aqueduct dropped about 25 cm per km.'],
+        promisingLinks: [corpus.url('/aqueducts/frontinus')],
+      }),
+      when: '/aqueducts/gradient\n',
+    },
+    answer({
+      relevance: 'medium',
+      reliability: 'high',
+      summary: 'An aqueduct page.',
+      keyFacts: [],
+      promisingLinks: [],
+    }),
+  ],
+  coverage_evaluation: [
+    {
+      content: JSON.stringify({
+        coverage: 'Moderate',
+        assessments: [],
+        gaps: 'Segovia',
+        shouldContinue: true,
+        nextQueries: ['Segovia aqueduct arches'],
+        newQuestions: [],
+      }),
+    },
+    answer({ coverage: 'Solid', assessments: [], gaps: '', shouldContinue: false, nextQueries: [], newQuestions: [] }),
+  ],
+  research_report: [answer({ report: '# Roman aqueducts\n\nThey flowed by gravity [1]. Some still stand [2].' })],
+  report_review: [
+    { content: JSON.stringify({ approved: false, score: 5, observation: 'Thin', feedback: 'Say which survive.' }) },
+    answer({ approved: true, score: 8, observation: 'Good', feedback: '' }),
+  ],
+});
 
 const RECORDINGS: Recording[] = [
   { name: 'extractMarkdown-min', route: '/extract/markdown', body: (f) => ({ url: f.url('/article'), effort: 'min' }) },
@@ -113,12 +169,36 @@ const RECORDINGS: Recording[] = [
     route: '/extract/json',
     body: (f) => ({ url: f.url('/fleet'), effort: 'min', json_schema: FLEET_SCHEMA }),
   },
+  {
+    name: 'research-fast',
+    route: '/research',
+    body: () => ({ query: 'How did Roman aqueducts carry water?' }),
+    byFormat: researchReplies,
+  },
+  {
+    name: 'research-balanced-revised',
+    route: '/research',
+    body: () => ({ query: 'How did Roman aqueducts carry water?', mode: 'balanced' }),
+    byFormat: researchReplies,
+  },
+  {
+    name: 'research-no-sources',
+    route: '/research',
+    body: () => ({ query: 'xyzzy plugh' }),
+    byFormat: (corpus) => ({
+      ...researchReplies(corpus),
+      research_plan: [
+        answer({ objective: 'o', plan: 'p', complexity: 'simple', questions: [], queries: ['xyzzy plugh'] }),
+      ],
+    }),
+  },
 ];
 
 async function record(stack: Stack, client: Client, fixtures: FixtureServer, recording: Recording): Promise<void> {
+  const byFormat = recording.byFormat?.(fixtures);
   await fetch(`${stack.modelUrl}/__control/script`, {
     method: 'POST',
-    body: JSON.stringify({ replies: recording.replies ?? [] }),
+    body: JSON.stringify({ replies: recording.replies ?? [], byFormat }),
   });
   const response = await fetch(`${stack.apiUrl}${recording.route}`, {
     method: 'POST',
@@ -126,15 +206,22 @@ async function record(stack: Stack, client: Client, fixtures: FixtureServer, rec
     body: JSON.stringify({ ...recording.body(fixtures), nocache: true }),
   });
   const workflowId = response.headers.get('x-workflow-id');
+  // An event stream is read to its end: the run is over when it ends.
+  const text = await response.text();
   if (response.status !== (recording.status ?? 200) || !workflowId)
-    throw new Error(`${recording.name}: HTTP ${response.status} ${await response.text()}`);
+    throw new Error(`${recording.name}: HTTP ${response.status} ${text}`);
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
   await writeFile(path.join(HISTORIES, `${recording.name}.json`), `${historyToJSON(history)}\n`);
   console.log(`${recording.name}: ${history.events?.length} events (${workflowId})`);
 }
 
+/** `npm run histories:record -- research` records only the recordings whose names start so. */
+const ONLY = process.argv.slice(2);
+
 async function main(): Promise<void> {
-  const stack = await startStack(path.join(projectRoot(), 'data', 'history-logs'));
+  const corpus = await startResearchCorpus();
+  const search = await startSearchStandIn(corpus);
+  const stack = await startStack(path.join(projectRoot(), 'data', 'history-logs'), { SEARXNG_URL: search.baseUrl });
   const fixtures = await startFixtureServer({
     '/article': html(ARTICLE),
     '/shell': html(SCRIPT_SHELL),
@@ -148,11 +235,16 @@ async function main(): Promise<void> {
   try {
     const client = new Client({ connection, namespace: stack.namespace });
     await mkdir(HISTORIES, { recursive: true });
-    for (const recording of RECORDINGS) await record(stack, client, fixtures, recording);
+    for (const recording of RECORDINGS) {
+      if (ONLY.length > 0 && !ONLY.some((prefix) => recording.name.startsWith(prefix))) continue;
+      await record(stack, client, recording.route === '/research' ? corpus : fixtures, recording);
+    }
   } finally {
     await connection.close();
     await fixtures.close();
     await stopStack(stack);
+    await search.close();
+    await corpus.close();
   }
 }
 

@@ -27,4 +27,11 @@ describe('payload codec', () => {
     expect(utf8(decoded!.metadata!.encoding)).toBe('json/plain');
     expect(utf8(decoded!.data)).toBe(utf8(large.data));
   });
+
+  it('leaves a payload without data alone, as protobuf decodes it (`data` defaulting to an empty array)', async () => {
+    // A workflow that returns nothing completes with such a `binary/null` payload.
+    const nothing = { metadata: { encoding: Buffer.from('binary/null') }, data: [] as unknown as Uint8Array };
+    const [out] = await codec.encode([nothing]);
+    expect(out).toBe(nothing);
+  });
 });

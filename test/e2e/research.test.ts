@@ -1,0 +1,599 @@
+import { createWriteStream, type WriteStream } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import Tabstack from '@tabstack/sdk';
+import { spawnChild, waitUntil, type Child } from '../../src/stack/children';
+import { freePort } from '../../src/stack/devServer';
+import { createApiDeps, createApp } from '../../src/api/app';
+import { loadConfig } from '../../src/config';
+import type { ResearchEvents } from '../../src/events/research';
+import { createLogger } from '../../src/logger';
+import { dataConverter } from '../../src/payloadCodec';
+import { apiKey, apiUrl, call } from '../support/api';
+import type { FixtureServer } from '../support/fixtureServer';
+import type { FormatReply, StandInScript } from '../support/modelStandIn';
+import { CORPUS, DISALLOWED_PATH, FAILING_PATH, SLOW_PATH, startResearchCorpus } from '../support/researchCorpus';
+import { sdkEventChecker } from '../support/sdkEventSchemas';
+import { startSearchStandIn, type SearchStandIn } from '../support/searchStandIn';
+import { SseStream, type SseMessage } from '../support/sseClient';
+
+/**
+ * POST /v1/research end to end: its own API and worker processes (as built in dist/, on their
+ * own task queues) with a SearXNG stand-in searching a corpus of 33 pages served on loopback,
+ * the shared Temporal dev server, and the shared model stand-in scripted per test. The shared
+ * stack's API has no search engine, so it shows the 503.
+ */
+
+const DIST = path.resolve(__dirname, '..', '..', 'dist', 'src');
+const LOGS = path.resolve(__dirname, '..', '..', 'data', 'test-logs');
+const QUEUE_PREFIX = 'research-e2e';
+
+let corpus: FixtureServer;
+let search: SearchStandIn;
+let base: string;
+let env: NodeJS.ProcessEnv;
+let connection: Connection;
+let client: Client;
+const children: Child[] = [];
+const logs: WriteStream[] = [];
+const check = sdkEventChecker();
+
+function logTo(name: string): (line: string) => void {
+  const stream = createWriteStream(path.join(LOGS, `research-${name}.log`));
+  logs.push(stream);
+  return (line) => stream.write(`${line}\n`);
+}
+
+const workers = new Map<string, Child>();
+
+function spawnWorker(roles: string): Child {
+  const child = spawnChild(
+    `research worker ${roles}`,
+    process.execPath,
+    ['--max-semi-space-size=64', path.join(DIST, 'workers/main.js'), roles],
+    {
+      env,
+      onLine: logTo(`worker-${roles.split(',')[0]}`),
+    },
+  );
+  children.push(child);
+  workers.set(roles, child);
+  return child;
+}
+
+interface RecordedRequest {
+  messages: { content: string }[];
+  response_format?: { json_schema?: { name?: string } };
+}
+
+async function modelRequests(): Promise<RecordedRequest[]> {
+  return (await (await fetch(`${process.env.TEST_MODEL_URL}/__control/requests`)).json()) as RecordedRequest[];
+}
+
+beforeAll(async () => {
+  corpus = await startResearchCorpus();
+  search = await startSearchStandIn(corpus);
+  const port = await freePort();
+  env = {
+    ...(JSON.parse(process.env.TEST_STACK_ENV ?? '{}') as NodeJS.ProcessEnv),
+    PORT: String(port),
+    TASK_QUEUE_PREFIX: QUEUE_PREFIX,
+    SEARXNG_URL: search.baseUrl,
+    CACHE_DIR: path.join(LOGS, 'research-cache'),
+    CACHE_TTL_SECONDS: '600',
+    RESEARCH_PAGE_CONCURRENCY: '4',
+  };
+  const api = spawnChild('research api', process.execPath, [path.join(DIST, 'api/main.js')], {
+    env,
+    onLine: logTo('api'),
+  });
+  children.push(api);
+  spawnWorker('workflow,model');
+  spawnWorker('fetch,browser');
+  base = `http://127.0.0.1:${port}/v1`;
+  await waitUntil('the research API', api, async () => (await fetch(`${base.replace('/v1', '')}/healthz`)).ok, 60_000);
+  connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS! });
+  client = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE, dataConverter });
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(children.map((child) => child.stop()));
+  await connection?.close();
+  await search?.close();
+  await corpus?.close();
+  await Promise.all(logs.map((stream) => new Promise((resolve) => stream.end(resolve))));
+});
+
+async function script(byFormat: Record<string, FormatReply[]>): Promise<void> {
+  const body: StandInScript = { replies: [], byFormat };
+  await fetch(`${process.env.TEST_MODEL_URL}/__control/script`, { method: 'POST', body: JSON.stringify(body) });
+}
+
+const json = (value: unknown): string => JSON.stringify(value);
+const url = (pathname: string) => corpus.url(pathname);
+
+const PLAN = {
+  objective: 'Explain the volcanoes of Iceland and their eruptions.',
+  plan: 'Cover the active systems, notable eruptions and lava.',
+  complexity: 'moderate',
+  questions: ['Why is Iceland volcanic?', 'Which eruptions mattered most?', 'What lava do they produce?'],
+  queries: ['Iceland volcanoes eruption', 'lava types pahoehoe'],
+};
+
+/** The writer cites notes 1 and 2, and a 42 that was never read. */
+const REPORT = {
+  report:
+    '# Volcanoes of Iceland\n\nIceland lies on the Mid-Atlantic Ridge [1]. Lava comes in two kinds [2]. A claim from nowhere [42].\n\n## Sources\n\n1. Made up',
+};
+
+function volcanoScript(extra: Record<string, FormatReply[]> = {}): Record<string, FormatReply[]> {
+  return {
+    research_plan: [{ content: json(PLAN), keep: true }],
+    page_analysis: [
+      {
+        content: json({
+          relevance: 'high',
+          reliability: 'high',
+          summary: 'An Icelandic volcano page.',
+          keyFacts: ['Iceland has about 30 active volcanic systems.'],
+          promisingLinks: [],
+        }),
+        keep: true,
+      },
+    ],
+    coverage_evaluation: [
+      {
+        content: json({
+          coverage: 'Moderate',
+          assessments: [
+            {
+              question: 'Why is Iceland volcanic?',
+              status: 'answered',
+              findings: 'It sits on the Mid-Atlantic Ridge.',
+            },
+            { question: 'What lava do they produce?', status: 'partial', findings: 'Basalt; the kinds are unclear.' },
+          ],
+          gaps: 'More on lava',
+          shouldContinue: true,
+          nextQueries: ['Laki 1783 fissure'],
+          newQuestions: [],
+        }),
+        keep: true,
+      },
+    ],
+    research_report: [{ content: json(REPORT), keep: true }],
+    report_review: [{ content: json({ approved: true, score: 8, observation: 'Sound.', feedback: '' }), keep: true }],
+    ...extra,
+  };
+}
+
+function start(body: unknown, at = base): Promise<SseStream> {
+  return SseStream.open(`${at}/research`, { key: apiKey(), method: 'POST', body });
+}
+
+function expectClientTypes(stream: SseStream): void {
+  for (const message of stream.events) {
+    expect({
+      event: message.event,
+      problems: check('research', { event: message.event!, data: JSON.parse(message.data!) }),
+    }).toEqual({ event: message.event, problems: [] });
+  }
+}
+
+const names = (messages: SseMessage[]) => messages.map((message) => message.event);
+const payloads = <E extends keyof ResearchEvents>(stream: SseStream, event: E): ResearchEvents[E][] =>
+  stream.events
+    .filter((message) => message.event === event)
+    .map((message) => JSON.parse(message.data!) as ResearchEvents[E]);
+
+const ROUND = ['iteration:start', 'searching:start', 'searching:end', 'analyzing:start', 'analyzing:end'];
+const EVALUATION = ['evaluating:start', 'evaluating:end', 'iteration:end'];
+const ENDING = [
+  'outlining:start',
+  'outlining:end',
+  'writing:start',
+  'writing:end',
+  'judging:start',
+  'judging:end',
+  'complete',
+];
+
+describe('POST /v1/research', () => {
+  it('fast: streams every phase in order, each payload of the client types, to a report citing only pages read', async () => {
+    await script(volcanoScript());
+    const stream = await start({ query: 'How do the volcanoes of Iceland erupt?' });
+    expect(stream.response.status).toBe(200);
+    expect(stream.response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    expect(stream.response.headers.get('x-run-id')).toMatch(/^research-[0-9A-HJKMNP-TV-Z]{26}$/);
+    await stream.finished;
+    expect(names(stream.events)).toEqual([
+      'start',
+      'planning:start',
+      'planning:end',
+      ...ROUND,
+      ...EVALUATION,
+      ...ENDING,
+    ]);
+    expectClientTypes(stream);
+    expect(stream.events.map((event) => Number(event.id))).toEqual(stream.events.map((_e, i) => i + 1));
+
+    const [end] = payloads(stream, 'iteration:end');
+    expect(end).toMatchObject({ iteration: 1, isLast: true, stopReason: 'max_iterations' });
+    expect(payloads(stream, 'evaluating:end')[0]).toMatchObject({
+      coverage: 'Moderate',
+      shouldContinue: true,
+      nextQueries: [],
+      gaps: 'More on lava',
+    });
+    expect(payloads(stream, 'evaluating:end')[0]!.questionAssessments.map((a) => a.status)).toEqual([
+      'answered',
+      'partial',
+    ]);
+    expect(payloads(stream, 'searching:start')[0]!.queries).toEqual(PLAN.queries);
+    expect(search.queries.slice(-2).sort()).toEqual([...PLAN.queries].sort());
+    const analyzed = payloads(stream, 'analyzing:end')[0]!;
+    expect(analyzed.analyzed).toBeGreaterThanOrEqual(2);
+    const read = new Set(analyzed.samples.map((sample) => sample.url));
+    for (const sample of analyzed.samples)
+      expect(sample).toMatchObject({ domain: '127.0.0.2', urlSource: 'search-result', relevance: 'high' });
+
+    const complete = payloads(stream, 'complete')[0]!;
+    const cited = complete.metadata.citedPages!;
+    expect(cited.map((page) => page.id)).toEqual(['1', '2']);
+    for (const page of cited) expect(read.has(page.url)).toBe(true);
+    expect(complete.report).toContain(
+      'Iceland lies on the Mid-Atlantic Ridge [1]. Lava comes in two kinds [2]. A claim from nowhere.',
+    );
+    expect(complete.report).not.toContain('Made up');
+    expect(complete.report).toMatch(
+      new RegExp(
+        `## Sources\\n\\n1\\. \\[[^\\]]+\\]\\(${cited[0]!.url}\\)\\n2\\. \\[[^\\]]+\\]\\(${cited[1]!.url}\\)\\n$`,
+      ),
+    );
+    expect(cited[0]!.claims).toEqual(['Iceland lies on the Mid-Atlantic Ridge.']);
+    expect(complete.metadata).toMatchObject({
+      mode: 'fast',
+      prompt: 'How do the volcanoes of Iceland erupt?',
+      researchQuestions: PLAN.questions,
+      executedQueries: [PLAN.queries],
+      totalPagesAnalyzed: analyzed.analyzed,
+      judgments: [{ approved: true, score: 8 }],
+      metrics: { iterations: 1, searches: { searxng: 2 }, robotsBlocked: 0 },
+    });
+    expect(complete.metadata.metrics!.fetches).toBeGreaterThanOrEqual(analyzed.analyzed);
+    expect(Object.keys(complete.metadata.metrics!.phases)).toEqual(
+      expect.arrayContaining(['planning', 'searching', 'analyzing', 'evaluating', 'writing', 'judging']),
+    );
+    expect(complete.metadata.metrics!.tokens['stand-in-model']!.input).toBeGreaterThan(0);
+  });
+
+  it('balanced: searches again for the gaps, follows links, and stops once coverage suffices', async () => {
+    const overview = url('/volcanoes/overview');
+    await script(
+      volcanoScript({
+        page_analysis: [
+          {
+            when: `URL: ${overview}\n`,
+            content: json({
+              relevance: 'high',
+              reliability: 'high',
+              summary: 'Overview.',
+              keyFacts: [],
+              promisingLinks: [
+                url('/volcanoes/eyjafjallajokull-2010'),
+                url('/volcanoes/hekla'),
+                'https://invented.example/',
+              ],
+            }),
+            keep: true,
+          },
+          {
+            content: json({
+              relevance: 'medium',
+              reliability: 'high',
+              summary: 'A page.',
+              keyFacts: [],
+              promisingLinks: [],
+            }),
+            keep: true,
+          },
+        ],
+        coverage_evaluation: [
+          {
+            content: json({
+              coverage: 'Moderate',
+              assessments: [],
+              gaps: 'The Laki eruption',
+              shouldContinue: true,
+              nextQueries: ['Laki 1783 fissure'],
+              newQuestions: [],
+            }),
+          },
+          {
+            content: json({
+              coverage: 'Solid',
+              assessments: [],
+              gaps: '',
+              shouldContinue: false,
+              nextQueries: [],
+              newQuestions: [],
+            }),
+          },
+        ],
+      }),
+    );
+    const stream = await start({ query: 'Volcanoes of Iceland: which eruptions mattered?', mode: 'balanced' });
+    await stream.finished;
+    const round = [...ROUND, 'following:start', 'following:end', ...EVALUATION];
+    expect(names(stream.events)).toEqual(['start', 'planning:start', 'planning:end', ...round, ...round, ...ENDING]);
+    expectClientTypes(stream);
+    expect(payloads(stream, 'iteration:end').map((end) => [end.iteration, end.isLast, end.stopReason])).toEqual([
+      [1, false, undefined],
+      [2, true, 'coverage_sufficient'],
+    ]);
+    expect(payloads(stream, 'iteration:start')[1]!.queries).toEqual(['Laki 1783 fissure']);
+    expect(payloads(stream, 'evaluating:end').map((end) => end.coverage)).toEqual(['Moderate', 'Solid']);
+    const followed = payloads(stream, 'following:end')[0]!;
+    const firstRound = new Set(payloads(stream, 'analyzing:end')[0]!.samples.map((sample) => sample.url));
+    // Only links the page has, never one the model made up, and none already read.
+    for (const sample of followed.samples) {
+      expect(sample.urlSource).toBe('extracted-link');
+      expect([url('/volcanoes/eyjafjallajokull-2010'), url('/volcanoes/hekla')]).toContain(sample.url);
+      expect(firstRound.has(sample.url)).toBe(false);
+    }
+    const complete = payloads(stream, 'complete')[0]!;
+    expect(complete.metadata.executedQueries).toEqual([PLAN.queries, ['Laki 1783 fissure']]);
+    expect(complete.metadata.gapEvaluations).toHaveLength(2);
+    expect(complete.metadata.urlSources!.extractedLinks).toBe(followed.followed);
+  });
+
+  it('reads the pages a query names first, plans with them, and analyzes them as the user gave them', async () => {
+    await script(volcanoScript());
+    const named = url('/volcanoes/surtsey');
+    const stream = await start({ query: `What does ${named} say about new land, and ${url(FAILING_PATH)}?` });
+    await stream.finished;
+    expect(names(stream.events).slice(0, 5)).toEqual([
+      'start',
+      'prefetching:start',
+      'prefetching:end',
+      'planning:start',
+      'planning:end',
+    ]);
+    expectClientTypes(stream);
+    expect(payloads(stream, 'prefetching:start')[0]).toMatchObject({ urls: [named, url(FAILING_PATH)], urlCount: 2 });
+    expect(payloads(stream, 'prefetching:end')[0]).toMatchObject({ fetched: 1, failed: 1 });
+    expect(payloads(stream, 'planning:start')[0]!.hasPrefetchedContext).toBe(true);
+    const plans = (await modelRequests()).filter(
+      (request) => request.response_format?.json_schema?.name === 'research_plan',
+    );
+    expect(plans.at(-1)!.messages[1]!.content).toContain('Surtsey rose from the sea');
+    const samples = payloads(stream, 'analyzing:end')[0]!.samples;
+    expect(samples[0]).toMatchObject({ url: named, urlSource: 'user-input' });
+    expect(payloads(stream, 'complete')[0]!.metadata.urlSources!.userProvided).toBe(1);
+  });
+
+  it('reads pages from the cache unless nocache, which fetches them again', async () => {
+    await script(volcanoScript());
+    const query = 'Honeybees waggle dance queen';
+    const first = await start({ query, nocache: true });
+    await first.finished;
+    const read = payloads(first, 'analyzing:end')[0]!.samples.map((sample) => new URL(sample.url).pathname);
+    expect(read.length).toBeGreaterThan(0);
+    const hitsAfterFirst = read.map((pathname) => corpus.hits.get(pathname));
+
+    const second = await start({ query });
+    await second.finished;
+    const metrics = payloads(second, 'complete')[0]!.metadata.metrics!;
+    expect(metrics.cachedFetches).toBe(metrics.fetches);
+    expect(read.map((pathname) => corpus.hits.get(pathname))).toEqual(hitsAfterFirst);
+
+    const third = await start({ query, nocache: true });
+    await third.finished;
+    expect(payloads(third, 'complete')[0]!.metadata.metrics!.cachedFetches).toBe(0);
+    expect(read.map((pathname) => corpus.hits.get(pathname))).toEqual(hitsAfterFirst.map((hits) => hits! + 1));
+  });
+
+  it('counts a failing page and one slower than fetch_timeout as failed, and goes on', async () => {
+    await script(
+      volcanoScript({
+        research_plan: [
+          {
+            content: json({
+              ...PLAN,
+              queries: ['colony collapse disorder archive', 'monitoring stations seismometers'],
+            }),
+          },
+        ],
+      }),
+    );
+    const stream = await start({
+      query: 'Bee colony collapse and volcano monitoring',
+      fetch_timeout: 1,
+      nocache: true,
+    });
+    await stream.finished;
+    const analyzed = payloads(stream, 'analyzing:end')[0]!;
+    const urls = analyzed.samples.map((sample) => sample.url);
+    expect(urls).not.toContain(url(FAILING_PATH));
+    expect(urls).not.toContain(url(SLOW_PATH));
+    expect(analyzed.failed).toBeGreaterThanOrEqual(2);
+    expect(corpus.hits.get(FAILING_PATH)).toBeGreaterThanOrEqual(1);
+    expect(names(stream.events).at(-1)).toBe('complete');
+    const metrics = payloads(stream, 'complete')[0]!.metadata.metrics!;
+    expect(metrics.successRates.fetches).toBeLessThan(1);
+  }, 90_000);
+
+  it('never fetches a page robots.txt disallows, and counts it', async () => {
+    await script(
+      volcanoScript({
+        research_plan: [{ content: json({ ...PLAN, queries: ['Pont du Gard survey notes private'] }) }],
+      }),
+    );
+    const stream = await start({ query: 'Pont du Gard height', nocache: true });
+    await stream.finished;
+    expect(search.queries.at(-1)).toBe('Pont du Gard survey notes private');
+    const samples = payloads(stream, 'analyzing:end')[0]!.samples.map((sample) => sample.url);
+    expect(samples.length).toBeGreaterThan(0);
+    expect(samples).not.toContain(url(DISALLOWED_PATH));
+    expect(corpus.hits.get(DISALLOWED_PATH)).toBeUndefined();
+    expect(corpus.hits.get('/robots.txt')).toBeGreaterThanOrEqual(1);
+    expect(payloads(stream, 'analyzing:start')[0]!.message).toMatch(/robots\.txt keeps research from 1/);
+    expect(payloads(stream, 'complete')[0]!.metadata.metrics!.robotsBlocked).toBe(1);
+  });
+
+  it('ends with an error event, in the client types, when no page can be read', async () => {
+    await script(volcanoScript({ research_plan: [{ content: json({ ...PLAN, queries: ['zzzz qqqq'] }) }] }));
+    const stream = await start({ query: 'Nothing the corpus knows: xyzzy plugh' });
+    await stream.finished;
+    const last = stream.events.at(-1)!;
+    expect(last.event).toBe('error');
+    expect(JSON.parse(last.data!)).toMatchObject({
+      message: 'no web page could be read for this research',
+      error: { name: 'no_sources', message: 'no web page could be read for this research' },
+      activity: 'iteration',
+    });
+    expect(names(stream.events)).not.toContain('complete');
+    expectClientTypes(stream);
+  });
+
+  it('goes on when the workflow worker dies mid-run: no finished analysis redone, every event delivered once', async () => {
+    await script(
+      volcanoScript({
+        research_plan: [
+          { content: json({ ...PLAN, queries: ['monitoring stations seismometers', 'Iceland volcanoes eruption'] }) },
+        ],
+      }),
+    );
+    const slowHits = corpus.hits.get(SLOW_PATH) ?? 0;
+    const stream = await start({ query: 'How is volcanic unrest in Iceland watched?', nocache: true });
+    while ((corpus.hits.get(SLOW_PATH) ?? 0) === slowHits) await new Promise((resolve) => setTimeout(resolve, 20));
+    // The slow page is on its way; the other pages have long been read and analyzed.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    workers.get('workflow,model')!.process.kill('SIGKILL');
+    spawnWorker('workflow,model');
+    await stream.finished;
+    expect(names(stream.events).at(-1)).toBe('complete');
+    expect(stream.events.map((event) => Number(event.id))).toEqual(stream.events.map((_e, i) => i + 1));
+    expectClientTypes(stream);
+    const samples = payloads(stream, 'analyzing:end')[0]!.samples.map((sample) => sample.url);
+    expect(samples).toContain(url(SLOW_PATH));
+    const analyses = (await modelRequests()).filter(
+      (request) => request.response_format?.json_schema?.name === 'page_analysis',
+    );
+    for (const sample of samples) {
+      const asked = analyses.filter((request) =>
+        request.messages.some((message) => message.content.includes(`URL: ${sample}\n`)),
+      );
+      expect({ sample, analyses: asked.length }).toEqual({ sample, analyses: 1 });
+    }
+  }, 120_000);
+
+  it('resumes with Last-Event-ID after a dropped connection, each event once, through to complete', async () => {
+    await script(volcanoScript());
+    const first = await start({ query: 'Lava types pahoehoe aa', mode: 'balanced' });
+    const runId = first.response.headers.get('x-run-id')!;
+    await first.until((s) => s.events.length >= 4);
+    first.abort();
+    const lastId = Number(first.events.at(-1)!.id);
+    const second = await SseStream.open(`${base}/runs/${runId}/events`, { key: apiKey(), lastEventId: lastId });
+    await second.finished;
+    const ids = second.events.map((event) => Number(event.id));
+    expect(ids[0]).toBe(lastId + 1);
+    expect(ids).toEqual(ids.map((_id, i) => lastId + 1 + i));
+    expect(second.events.at(-1)!.event).toBe('complete');
+    expectClientTypes(second);
+  });
+
+  it('serves the official client: agent.research streamed to complete', async () => {
+    await script(volcanoScript());
+    const tabstack = new Tabstack({ apiKey: apiKey(), baseURL: base });
+    const stream = await tabstack.agent.research({ query: 'Roman aqueducts gradient Pont du Gard', mode: 'fast' });
+    const seen: string[] = [];
+    let report = '';
+    for await (const event of stream) {
+      seen.push(event.event);
+      if (event.event === 'complete') report = event.data.report;
+    }
+    expect(seen[0]).toBe('start');
+    expect(seen.at(-1)).toBe('complete');
+    expect(report).toContain('## Sources');
+  });
+});
+
+describe('refusals before any stream', () => {
+  it('answers 400 with a clear message for a bad body', async () => {
+    const cases: [unknown, string][] = [
+      [{}, 'query is required'],
+      [{ query: '   ' }, 'query is required'],
+      [{ query: 42 }, 'query must be a string'],
+      [{ query: 'x'.repeat(10_001) }, 'query must be at most 10000 characters'],
+      [{ query: 'q', mode: 'deep' }, 'mode must be one of: fast, balanced'],
+      [{ query: 'q', fetch_timeout: 0 }, 'fetch_timeout must be a whole number of seconds from 1 to 60'],
+      [{ query: 'q', fetch_timeout: 2.5 }, 'fetch_timeout must be a whole number of seconds from 1 to 60'],
+      [{ query: 'q', nocache: 'yes' }, 'nocache must be a boolean'],
+    ];
+    for (const [body, error] of cases) {
+      const response = await fetch(`${base}/research`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey()}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect({ body, status: response.status, answer: await response.json() }).toEqual({
+        body,
+        status: 400,
+        answer: { error },
+      });
+    }
+    const invalid = await fetch(`${base}/research`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey()}`, 'content-type': 'application/json' },
+      body: '{"query":',
+    });
+    expect({ status: invalid.status, answer: await invalid.json() }).toEqual({
+      status: 400,
+      answer: { error: 'invalid JSON request body' },
+    });
+  });
+
+  it('answers 503 when no search engine is configured (the shared stack has none)', async () => {
+    const response = await call('POST', '/research', { json: { query: 'Volcanoes of Iceland' } });
+    expect(apiUrl()).not.toBe(base);
+    expect({ status: response.status, body: response.body }).toEqual({
+      status: 503,
+      body: { error: 'research service is not configured' },
+    });
+  });
+
+  it('answers 503 when no model is configured', async () => {
+    const config = loadConfig({ ...env, OPENAI_MODEL: '' });
+    const app = createApp(
+      createApiDeps(config, client, createLogger('warn', 'no-model')),
+      createLogger('warn', 'no-model'),
+    );
+    const server: Server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const response = await fetch(`http://127.0.0.1:${port}/v1/research`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey()}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'Volcanoes of Iceland' }),
+      });
+      expect({ status: response.status, body: await response.json() }).toEqual({
+        status: 503,
+        body: { error: 'research service is not configured' },
+      });
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});
+
+it('has a corpus of at least 30 linked pages on a few topics', () => {
+  expect(CORPUS.length).toBeGreaterThanOrEqual(30);
+  expect(new Set(CORPUS.map((page) => page.topic)).size).toBe(3);
+  for (const page of CORPUS) expect(page.links.length).toBeGreaterThan(0);
+});
