@@ -11,6 +11,7 @@ import { runIdOf, workflowIdOf } from '../src/events/streams';
 import { createLogger } from '../src/logger';
 import { dataConverter } from '../src/payloadCodec';
 import { projectRoot, startStack, stopStack, type Stack } from '../test/support/localStack';
+import { sseMessages } from '../test/support/sseClient';
 import { fmt, percentile } from './common';
 
 /**
@@ -52,18 +53,8 @@ async function readStream(response: Response, started: number): Promise<{ firstB
   const firstByte = performance.now() - started;
   if (response.status !== 200 || !response.body) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
   const events: Received[] = [];
-  const decoder = new TextDecoder();
-  let text = '';
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-    text += decoder.decode(chunk, { stream: true });
-    const at = Date.now();
-    for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
-      const block = text.slice(0, end);
-      text = text.slice(end + 2);
-      const event = /^event: (.*)$/m.exec(block)?.[1];
-      const data = /^data: (.*)$/m.exec(block)?.[1];
-      if (event && data) events.push({ event, data: JSON.parse(data) as Received['data'], at });
-    }
+  for await (const { event, data, at } of sseMessages(response)) {
+    if (event && data) events.push({ event, data: JSON.parse(data) as Received['data'], at });
   }
   return { firstByte, events };
 }

@@ -4,6 +4,7 @@ import { projectRoot, startStack, stopStack, type Stack } from '../test/support/
 import type { FormatReply } from '../test/support/modelStandIn';
 import { CORPUS, startResearchCorpus } from '../test/support/researchCorpus';
 import { startSearchStandIn } from '../test/support/searchStandIn';
+import { sseMessages } from '../test/support/sseClient';
 import { fmt, percentile } from './common';
 
 /**
@@ -85,25 +86,15 @@ async function research(stack: Stack, body: Record<string, unknown>): Promise<Ru
   });
   const firstByte = performance.now() - started;
   if (response.status !== 200 || !response.body) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
-  const decoder = new TextDecoder();
   const relay: number[] = [];
-  let text = '';
   let firstEvent = NaN;
   let last = '';
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-    text += decoder.decode(chunk, { stream: true });
-    const at = Date.now();
-    for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
-      const block = text.slice(0, end);
-      text = text.slice(end + 2);
-      const event = /^event: (.*)$/m.exec(block)?.[1];
-      const data = /^data: (.*)$/m.exec(block)?.[1];
-      if (!event || !data) continue;
-      if (Number.isNaN(firstEvent)) firstEvent = performance.now() - started;
-      last = event;
-      const { timestamp } = JSON.parse(data) as { timestamp?: number };
-      if (timestamp) relay.push(at - timestamp);
-    }
+  for await (const { event, data, at } of sseMessages(response)) {
+    if (!event || !data) continue;
+    if (Number.isNaN(firstEvent)) firstEvent = performance.now() - started;
+    last = event;
+    const { timestamp } = JSON.parse(data) as { timestamp?: number };
+    if (timestamp) relay.push(at - timestamp);
   }
   if (last !== 'complete') throw new Error(`the run ended with ${last}, not complete`);
   return { firstByte, firstEvent, wall: performance.now() - started, relay, last };

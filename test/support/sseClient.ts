@@ -8,13 +8,38 @@ export interface SseMessage {
   at: number;
 }
 
+/** Every message of an event stream as it arrives; `onText` sees the text as it comes. */
+export async function* sseMessages(response: Response, onText?: (text: string) => void): AsyncGenerator<SseMessage> {
+  if (!response.body) return;
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    const received = decoder.decode(chunk, { stream: true });
+    onText?.(received);
+    text += received;
+    for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
+      const block = text.slice(0, end);
+      text = text.slice(end + 2);
+      const message: SseMessage = { at: Date.now() };
+      for (const line of block.split('\n')) {
+        const colon = line.indexOf(':');
+        const field = colon < 0 ? line : line.slice(0, colon);
+        const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+        if (field === '') message.comment = value;
+        else if (field === 'id' || field === 'event' || field === 'data') message[field] = value;
+        else throw new Error(`unexpected line in the stream: ${JSON.stringify(line)}`);
+      }
+      yield message;
+    }
+  }
+}
+
 export class SseStream {
   readonly messages: SseMessage[] = [];
   /** Everything the server sent, as text. */
   raw = '';
   /** Resolves when the server ends the response (or the stream is aborted). */
   readonly finished: Promise<void>;
-  private text = '';
   private waiters: (() => void)[] = [];
 
   private constructor(
@@ -74,38 +99,16 @@ export class SseStream {
   }
 
   private async pump(): Promise<void> {
-    if (!this.response.body) return;
-    const decoder = new TextDecoder();
     try {
-      for await (const chunk of this.response.body as unknown as AsyncIterable<Uint8Array>) {
-        const text = decoder.decode(chunk, { stream: true });
-        this.raw += text;
-        this.text += text;
-        this.parse();
+      for await (const message of sseMessages(this.response, (text) => (this.raw += text))) {
+        this.messages.push(message);
+        this.wake();
       }
     } catch (err) {
       if ((err as Error).name !== 'AbortError') throw err;
     } finally {
       this.wake();
     }
-  }
-
-  private parse(): void {
-    for (let end = this.text.indexOf('\n\n'); end >= 0; end = this.text.indexOf('\n\n')) {
-      const block = this.text.slice(0, end);
-      this.text = this.text.slice(end + 2);
-      const message: SseMessage = { at: Date.now() };
-      for (const line of block.split('\n')) {
-        const colon = line.indexOf(':');
-        const field = colon < 0 ? line : line.slice(0, colon);
-        const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-        if (field === '') message.comment = value;
-        else if (field === 'id' || field === 'event' || field === 'data') message[field] = value;
-        else throw new Error(`unexpected line in the stream: ${JSON.stringify(line)}`);
-      }
-      this.messages.push(message);
-    }
-    this.wake();
   }
 
   private wake(): void {
