@@ -26,6 +26,11 @@ export interface ResultCache {
 export type CacheScope = 'organization' | 'global';
 export const CACHE_SCOPES: readonly CacheScope[] = ['organization', 'global'];
 
+/** The part of the cache an organization's requests read and write: its own, or '' (shared) in the global scope. */
+export function cachePartition(scope: CacheScope, organization: string): string {
+  return scope === 'global' ? '' : organization;
+}
+
 /**
  * What makes two requests want the same answer; `metadata` only changes the rendering. Scoped
  * per organization, `partition` is the organization; in the global scope it is empty.

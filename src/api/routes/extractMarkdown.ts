@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { markdownCacheKey } from '../../cache/resultCache';
+import { cachePartition, markdownCacheKey } from '../../cache/resultCache';
 import { withFrontMatter } from '../../extraction/frontMatter';
 import type { ExtractMarkdownRequest, ExtractMarkdownResponse } from '../../operations/extractMarkdown';
 import { CONTENT_SCOPES, EFFORTS, type PageMetadata } from '../../types';
@@ -40,7 +40,7 @@ export function extractMarkdownRoute(deps: ApiDeps): Middleware<ApiState> {
   return async (ctx) => {
     const request = parseExtractMarkdown(ctx.state.body ?? {});
     await checkPageTarget(deps, request);
-    const key = markdownCacheKey(request, global ? '' : ctx.state.organization!);
+    const key = markdownCacheKey(request, cachePartition(deps.config.cache.scope, ctx.state.organization!));
     const cached = request.nocache ? undefined : await deps.cache?.get(key);
     if (cached) {
       if (!global) ctx.set('x-cache', 'hit');

@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import { cachePartition } from '../../cache/resultCache';
 import { researchProblem } from '../../config';
 import { ServiceError } from '../../errors';
 import type { ResearchMode } from '../../events/research';
@@ -44,7 +45,7 @@ export function researchRoute(deps: ApiDeps): Middleware<ApiState> {
         {
           request,
           queues: { fetch, browser, model, search },
-          cachePartition: cache.scope === 'global' ? '' : ctx.state.organization!,
+          cachePartition: cachePartition(cache.scope, ctx.state.organization!),
           pageConcurrency: settings.pageConcurrency,
           pageTokens: settings.pageTokens,
           timeouts: activityTimeouts(deps.config),
