@@ -1,8 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { ModelSettings } from '../config';
 import { MODEL_FAILED } from '../errors';
-import { ModelClient, type ChatMessage, type TokenUsage } from '../model/modelClient';
+import type { ChatMessage, ModelClient, TokenUsage } from '../model/modelClient';
 import { repairPrompt, systemPrompt, userPrompt, PROMPT_VERSION } from '../prompts/structuredJson.v1';
 import {
   compileSchema,
@@ -64,9 +63,7 @@ function parseAnswer(text: string): unknown {
   return JSON.parse(fenced ? fenced[1]! : text);
 }
 
-export function createModelActivities(settings: ModelSettings) {
-  const client = new ModelClient(settings);
-
+export function createModelActivities(client: ModelClient) {
   return {
     /** One request to the model for an object matching the caller's schema, checked against it. */
     async askModel(input: AskModelInput): Promise<ModelAnswer> {

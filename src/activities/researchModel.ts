@@ -1,8 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { ModelSettings } from '../config';
 import { MODEL_FAILED } from '../errors';
-import { ModelClient, type ChatMessage, type TokenUsage } from '../model/modelClient';
+import type { ChatMessage, ModelClient, TokenUsage } from '../model/modelClient';
 import type { ModelTask } from '../model/tasks';
 import {
   analyzePrompt,
@@ -65,8 +64,7 @@ function addUsage(total: TokenUsage, usage: TokenUsage): void {
  * and checks the answer; an answer that fails is shown its errors and asked for once more, then
  * the step fails for good (a model that cannot follow the schema will not on a retry either).
  */
-export function createResearchActivities(settings: ModelSettings) {
-  const client = new ModelClient(settings);
+export function createResearchActivities(client: ModelClient) {
   const checks = new Map<string, (value: unknown) => string[]>();
 
   async function ask<T>(task: ModelTask, prompt: Prompt): Promise<ResearchReply<T>> {

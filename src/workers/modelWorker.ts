@@ -1,6 +1,7 @@
 import type { NativeConnection } from '@temporalio/worker';
 import { ConfigError, modelProblem, type Config } from '../config';
 import { createModelActivities } from '../activities/askModel';
+import { ModelClient } from '../model/modelClient';
 import { createResearchActivities } from '../activities/researchModel';
 import { createServiceWorker, type RoleWorkers } from './role';
 
@@ -11,9 +12,11 @@ import { createServiceWorker, type RoleWorkers } from './role';
 export async function createModelWorkers(connection: NativeConnection, config: Config): Promise<RoleWorkers> {
   const problem = modelProblem(config.model);
   if (problem) throw new ConfigError('OPENAI_MODEL', problem);
+  // One client for every task, so what it learns of the server (no json_schema output) holds for all.
+  const client = new ModelClient(config.model);
   const worker = await createServiceWorker(connection, config, {
     taskQueue: config.taskQueues.model,
-    activities: { ...createModelActivities(config.model), ...createResearchActivities(config.model) },
+    activities: { ...createModelActivities(client), ...createResearchActivities(client) },
     maxConcurrentActivityTaskExecutions: config.workers.modelConcurrency,
   });
   return { workers: [worker] };
