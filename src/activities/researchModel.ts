@@ -1,8 +1,4 @@
-import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
-import { MODEL_FAILED } from '../errors';
-import type { ChatMessage, ModelClient, TokenUsage } from '../model/modelClient';
-import type { ModelTask } from '../model/tasks';
+import type { ModelClient } from '../model/modelClient';
 import {
   analyzePrompt,
   evaluatePrompt,
@@ -20,20 +16,13 @@ import {
   type PageAnalysis,
   type Plan,
   type PlanInput,
-  type Prompt,
   type Verdict,
   type WriteInput,
 } from '../prompts/research.v1';
-import { compileSchema } from '../structured/schema';
-import { modelFailure } from './failures';
+import { structuredAsker, type ModelReply } from './structuredAsk';
 
 /** A model's answer to one research step, with what it cost. */
-export interface ResearchReply<T> {
-  value: T;
-  usage: TokenUsage;
-  model: string;
-  promptVersion: string;
-}
+export type ResearchReply<T> = ModelReply<T>;
 
 /** Bounds on what answers carry back into the run's history, whatever the model wrote. */
 const MAX_TEXT = 2_000;
@@ -48,72 +37,12 @@ const clipAll = (items: string[], count: number, max = MAX_ITEM) =>
     .slice(0, count)
     .map((item) => clip(item, max));
 
-function parseJson(text: string): unknown {
-  const fenced = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/.exec(text);
-  return JSON.parse(fenced ? fenced[1]! : text);
-}
-
-function addUsage(total: TokenUsage, usage: TokenUsage): void {
-  total.prompt += usage.prompt;
-  total.completion += usage.completion;
-  total.total += usage.total;
-}
-
 /**
- * Research's model calls, one activity per step. Each asks for JSON matching the step's schema
- * and checks the answer; an answer that fails is shown its errors and asked for once more, then
- * the step fails for good (a model that cannot follow the schema will not on a retry either).
+ * Research's model calls, one activity per step, each asked for JSON matching its schema (see
+ * structuredAsker) and clipped to bounds before it joins the run's history.
  */
 export function createResearchActivities(client: ModelClient) {
-  const checks = new Map<string, (value: unknown) => string[]>();
-
-  async function ask<T>(task: ModelTask, prompt: Prompt): Promise<ResearchReply<T>> {
-    let check = checks.get(prompt.schemaName);
-    if (!check) checks.set(prompt.schemaName, (check = compileSchema(prompt.schema)));
-    const messages: ChatMessage[] = [
-      { role: 'system', content: prompt.system },
-      { role: 'user', content: prompt.user },
-    ];
-    const usage: TokenUsage = { prompt: 0, completion: 0, total: 0 };
-    let errors: string[] = [];
-    for (let attempt = 0; attempt < 2; attempt++) {
-      let reply;
-      try {
-        reply = await client.chat({
-          task,
-          messages,
-          format: { type: 'json_schema', name: prompt.schemaName, schema: prompt.schema, strict: true },
-          signal: Context.current().cancellationSignal,
-        });
-      } catch (err) {
-        throw modelFailure(err);
-      }
-      addUsage(usage, reply.usage);
-      Context.current().log.info('model call', {
-        task,
-        model: reply.model,
-        usage: reply.usage,
-        promptVersion: RESEARCH_PROMPT_VERSION,
-      });
-      let value: unknown;
-      try {
-        value = parseJson(reply.text);
-        errors = check(value);
-      } catch {
-        errors = ['the answer is not valid JSON'];
-      }
-      if (errors.length === 0)
-        return { value: value as T, usage, model: reply.model, promptVersion: RESEARCH_PROMPT_VERSION };
-      messages.push(
-        { role: 'assistant', content: reply.text.slice(0, 20_000) },
-        {
-          role: 'user',
-          content: `Your answer did not match the JSON Schema:\n${errors.map((e) => `- ${e}`).join('\n')}\n\nAnswer again with one JSON object that matches it.`,
-        },
-      );
-    }
-    throw ApplicationFailure.nonRetryable(`${task}: no answer matched the schema: ${errors.join('; ')}`, MODEL_FAILED);
-  }
+  const ask = structuredAsker(client, RESEARCH_PROMPT_VERSION);
 
   return {
     async planResearch(input: PlanInput): Promise<ResearchReply<Plan>> {

@@ -1,4 +1,5 @@
 import type { Coverage, QueryComplexity, Rating, ResearchMode } from '../events/research';
+import { JSON_RULE, object, type Prompt } from './prompt';
 import { fenceUntrusted, untrustedRule } from './untrustedContent';
 
 /**
@@ -21,14 +22,6 @@ import { fenceUntrusted, untrustedRule } from './untrustedContent';
  */
 export const RESEARCH_PROMPT_VERSION = 'research/v1';
 
-export interface Prompt {
-  system: string;
-  user: string;
-  /** The answer's JSON Schema, strict: every property required, nothing else allowed. */
-  schema: Record<string, unknown>;
-  schemaName: string;
-}
-
 /** Every fence these prompts use: text in any of them escapes the closing tags of all. */
 const FENCES = ['page', 'links', 'source_notes', 'report'] as const;
 
@@ -39,13 +32,6 @@ function fence(tag: (typeof FENCES)[number], text: string): string {
 const string = { type: 'string' };
 const strings = { type: 'array', items: string };
 const rating = { type: 'string', enum: ['high', 'medium', 'low'] satisfies Rating[] };
-
-function object(properties: Record<string, unknown>): Record<string, unknown> {
-  return { type: 'object', properties, required: Object.keys(properties), additionalProperties: false };
-}
-
-const JSON_RULE =
-  '- Answer with one JSON object matching the given schema exactly. No prose around it, no Markdown fences.';
 
 function today(now: number): string {
   return new Date(now).toISOString().slice(0, 10);
