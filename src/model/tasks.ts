@@ -11,6 +11,10 @@ export const MODEL_TASKS = [
   'research-outline',
   'research-write',
   'research-judge',
+  'automate-plan',
+  'automate-act',
+  'automate-extract',
+  'automate-validate',
 ] as const;
 export type ModelTask = (typeof MODEL_TASKS)[number];
 

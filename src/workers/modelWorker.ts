@@ -3,6 +3,7 @@ import { ConfigError, modelProblem, type Config } from '../config';
 import { createModelActivities } from '../activities/askModel';
 import { ModelClient } from '../model/modelClient';
 import { createResearchActivities } from '../activities/researchModel';
+import { createAutomateActivities } from '../activities/automateModel';
 import { createServiceWorker, type RoleWorkers } from './role';
 
 /**
@@ -16,7 +17,11 @@ export async function createModelWorkers(connection: NativeConnection, config: C
   const client = new ModelClient(config.model);
   const worker = await createServiceWorker(connection, config, {
     taskQueue: config.taskQueues.model,
-    activities: { ...createModelActivities(client), ...createResearchActivities(client) },
+    activities: {
+      ...createModelActivities(client),
+      ...createResearchActivities(client),
+      ...createAutomateActivities(client),
+    },
     maxConcurrentActivityTaskExecutions: config.workers.modelConcurrency,
   });
   return { workers: [worker] };
