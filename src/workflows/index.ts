@@ -2,3 +2,4 @@ export { extractMarkdown } from './extractMarkdown';
 export { extractJson, generateJson } from './structuredJson';
 export { research } from './research';
 export type { ResearchInput, ResearchRequest } from './research';
+export { automate } from './automate';

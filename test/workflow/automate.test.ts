@@ -1,0 +1,390 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ulid } from 'ulid';
+import type { AutomateReply } from '../../src/activities/automateModel';
+import type { AutomateEvents } from '../../src/events/automate';
+import { listEventsQuery, type RecordedEvent } from '../../src/events/messages';
+import {
+  SESSION_LOST,
+  type ActionOutcome,
+  type AutomateInput,
+  type AutomateRequest,
+  type BrowserAction,
+  type FieldValue,
+  type FormField,
+  type Observation,
+} from '../../src/operations/automate';
+import { submitInputUpdate } from '../../src/operations/automateInput';
+import type { Decision, DecideInput, Validation } from '../../src/prompts/automate.v1';
+import { MODEL_FAILED } from '../../src/errors';
+import { startWorkflowTier, type WorkflowTier } from '../support/workflowEnvironment';
+
+/**
+ * The agent loop on Temporal's time-skipping test server, every activity a test double: how a
+ * task ends (done and validated, aborted, out of iterations, out of tries), validation sent back
+ * and retried, an unusable validation, interactive input answered, cancelled, refused and
+ * expired, and a lost browser session resumed on a new one.
+ */
+
+const TASK_QUEUE = 'automate';
+
+interface Doubles {
+  decisions: Partial<Decision>[];
+  /** Repeated once `decisions` runs out. */
+  lastDecision: Partial<Decision>;
+  validations: (Validation | 'unusable')[];
+  actionFails: boolean;
+  /** The performAction call (counting from 1) that finds the session gone. */
+  loseAt?: number;
+  calls: number;
+  opened: { url?: string }[];
+  performed: BrowserAction[];
+  filled: FieldValue[][];
+  decided: DecideInput[];
+  closed: number;
+}
+
+let doubles: Doubles;
+let tier: WorkflowTier;
+
+const usage = { prompt: 50, completion: 10, total: 60 };
+const reply = <T>(value: T): AutomateReply<T> => ({
+  value,
+  usage,
+  model: 'double-model',
+  promptVersion: 'automate/v1',
+  prompt: 'prompt',
+});
+const decision = (partial: Partial<Decision>): Decision => ({
+  reasoning: 'because',
+  action: 'scroll',
+  ref: null,
+  value: null,
+  dataPath: null,
+  key: null,
+  url: null,
+  seconds: null,
+  direction: null,
+  text: null,
+  ...partial,
+});
+
+const FIELDS: FormField[] = [
+  { ref: 'e7', label: 'Card number', fieldType: 'text', required: true, rules: { minLength: 12 } },
+  { ref: 'e8', label: 'Country', fieldType: 'select', required: false, options: ['DE', 'FR'] },
+];
+
+let page = { url: 'https://shop.example/', title: 'Shop' };
+
+const activities = {
+  async openSession(input: { sessionId: string; url?: string }) {
+    doubles.opened.push({ url: input.url });
+    page = { url: input.url ?? 'about:blank', title: 'Shop' };
+    return { queue: TASK_QUEUE, ...page };
+  },
+  async observePage(): Promise<Observation> {
+    return { ...page, snapshot: '- button "Buy" [ref=e1]', truncated: false };
+  },
+  async performAction(input: { action: BrowserAction }): Promise<ActionOutcome> {
+    if (++doubles.calls === doubles.loseAt) throw ApplicationFailure.nonRetryable('no such session', SESSION_LOST);
+    doubles.performed.push(input.action);
+    if (input.action.type === 'navigate') page = { url: input.action.url, title: 'Elsewhere' };
+    return doubles.actionFails
+      ? { success: false, error: 'element not found', ...page, navigated: false }
+      : { success: true, ...page, navigated: input.action.type === 'navigate' };
+  },
+  async readPageText() {
+    return { ...page, text: 'Price: 12 EUR' };
+  },
+  async describeForm() {
+    return { fields: FIELDS, formDescription: 'Payment' };
+  },
+  async fillFields(input: { values: FieldValue[] }) {
+    doubles.filled.push(input.values);
+    return { fieldErrors: {} };
+  },
+  async closeSession() {
+    doubles.closed++;
+  },
+  async planTask() {
+    return reply({ plan: 'Buy it', successCriteria: 'An order number', actionItems: ['buy'] });
+  },
+  async decideAction(input: DecideInput) {
+    doubles.decided.push(input);
+    return reply(decision(doubles.decisions.shift() ?? doubles.lastDecision));
+  },
+  async extractData() {
+    return reply({ json: '{"price":"12 EUR"}' });
+  },
+  async validateCompletion() {
+    const next = doubles.validations.shift() ?? { completionQuality: 'complete', observation: 'ok', feedback: '' };
+    if (next === 'unusable')
+      throw ApplicationFailure.create({
+        message: 'no answer matched the schema',
+        type: MODEL_FAILED,
+        nonRetryable: true,
+        details: [{ errors: ['completionQuality is missing'], rawResponse: '{}' }],
+      });
+    return reply(next);
+  },
+};
+
+beforeAll(async () => {
+  tier = await startWorkflowTier(TASK_QUEUE, activities);
+});
+
+afterAll(() => tier?.stop());
+
+beforeEach(() => {
+  page = { url: 'https://shop.example/', title: 'Shop' };
+  doubles = {
+    decisions: [],
+    lastDecision: { action: 'done', text: 'Order 42' },
+    validations: [],
+    actionFails: false,
+    calls: 0,
+    opened: [],
+    performed: [],
+    filled: [],
+    decided: [],
+    closed: 0,
+  };
+});
+
+function inputFor(request: Partial<AutomateRequest> = {}, inputTimeoutMs = 120_000): AutomateInput {
+  return {
+    request: {
+      task: 'Buy the cheapest kettle',
+      url: 'https://shop.example/',
+      maxIterations: 10,
+      maxValidationAttempts: 3,
+      interactive: false,
+      trustedHostnames: [],
+      unsafeMode: false,
+      ...request,
+    },
+    queues: { browser: TASK_QUEUE, model: TASK_QUEUE },
+    inputTimeoutMs,
+    screenshots: false,
+  };
+}
+
+async function start(input: AutomateInput): Promise<WorkflowHandle> {
+  return tier.env.client.workflow.start('automate', {
+    taskQueue: TASK_QUEUE,
+    workflowId: `test-org/automate/${ulid()}`,
+    args: [input],
+  });
+}
+
+async function eventsOf(handle: WorkflowHandle): Promise<RecordedEvent[]> {
+  const events: RecordedEvent[] = [];
+  for (
+    let result = await handle.query(listEventsQuery, { after: 0 });
+    result.events.length > 0;
+    result = await handle.query(listEventsQuery, { after: events.at(-1)!.id })
+  ) {
+    events.push(...result.events);
+  }
+  return events;
+}
+
+/** Runs a task to its end; its events, and the failure when the run failed. */
+async function finish(handle: WorkflowHandle): Promise<{ events: RecordedEvent[]; failure?: ApplicationFailure }> {
+  let failure: ApplicationFailure | undefined;
+  try {
+    await handle.result();
+  } catch (err) {
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    failure = (err as WorkflowFailedError).cause as ApplicationFailure;
+  }
+  return { events: await eventsOf(handle), failure };
+}
+
+const run = async (input: AutomateInput) => finish(await start(input));
+const names = (events: RecordedEvent[]) => events.map((event) => event.event);
+const dataOf = <E extends keyof AutomateEvents>(events: RecordedEvent[], name: E): AutomateEvents[E][] =>
+  events.filter((event) => event.event === name).map((event) => event.data as AutomateEvents[E]);
+const complete = (events: RecordedEvent[]) => dataOf(events, 'complete')[0]!;
+
+/** Waits (in real time: no skipping while nothing awaits the result) for the run's next input request. */
+async function inputRequest(handle: WorkflowHandle, count = 1): Promise<string> {
+  for (;;) {
+    const events = await eventsOf(handle);
+    const requests = events.filter((event) => event.event.startsWith('interactive:form_data:'));
+    if (requests.length >= count) return (requests[count - 1]!.data as { requestId: string }).requestId;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('how a task ends', () => {
+  test('done and validated: the stream ends task:completed, complete, done, and the session is closed', async () => {
+    doubles.decisions = [
+      { action: 'click', ref: 'e1' },
+      { action: 'extract', text: 'the price' },
+    ];
+    const { events, failure } = await run(inputFor());
+    expect(failure).toBeUndefined();
+    expect(names(events).slice(0, 4)).toEqual(['start', 'task:trace_context', 'task:setup', 'cdp:endpoint_connected']);
+    expect(names(events)).toContain('task:started');
+    expect(names(events).slice(-4)).toEqual(['task:completed', 'task:metrics', 'complete', 'done']);
+    expect(dataOf(events, 'agent:extracted')[0]!.extractedData).toBe('{"price":"12 EUR"}');
+    const done = complete(events);
+    expect(done).toMatchObject({ success: true, finalAnswer: 'Order 42' });
+    expect(done.stats).toMatchObject({ iterations: 3, actions: 1 });
+    expect(done.error).toBeUndefined();
+    expect(doubles.closed).toBe(1);
+  });
+
+  test('abort: TASK_ABORTED with the reason', async () => {
+    doubles.decisions = [{ action: 'abort', text: 'the shop is closed' }];
+    const { events, failure } = await run(inputFor());
+    expect(failure).toBeUndefined();
+    expect(dataOf(events, 'task:aborted')[0]!.reason).toBe('the shop is closed');
+    expect(complete(events)).toMatchObject({ success: false, error: { code: 'TASK_ABORTED' } });
+    expect(names(events).slice(-2)).toEqual(['complete', 'done']);
+  });
+
+  test('maxIterations reached: MAX_ITERATIONS after exactly that many steps', async () => {
+    doubles.lastDecision = { action: 'scroll', direction: 'down' };
+    const { events } = await run(inputFor({ maxIterations: 3 }));
+    expect(dataOf(events, 'agent:step').map((step) => step.currentIteration)).toEqual([1, 2, 3]);
+    expect(complete(events)).toMatchObject({ success: false, error: { code: 'MAX_ITERATIONS' } });
+    expect(complete(events).stats.iterations).toBe(3);
+  });
+
+  test('failing actions: MAX_ERRORS after five in a row, and the run fails for operators', async () => {
+    doubles.lastDecision = { action: 'click', ref: 'e1' };
+    doubles.actionFails = true;
+    const { events, failure } = await run(inputFor());
+    expect(dataOf(events, 'browser:action_completed').map((outcome) => outcome.success)).toEqual(Array(5).fill(false));
+    expect(complete(events)).toMatchObject({ success: false, error: { code: 'MAX_ERRORS' } });
+    expect(failure?.type).toBe('MAX_ERRORS');
+    expect(names(events).at(-1)).toBe('done');
+  });
+
+  test('a data path is typed as the real value, shown by its path, and never given to the model', async () => {
+    doubles.decisions = [{ action: 'fill', ref: 'e3', dataPath: 'user.password' }];
+    const { events } = await run(inputFor({ data: { user: { email: 'ana@example.com', password: 'hunter22' } } }));
+    expect(doubles.performed[0]).toEqual({ type: 'fill', ref: 'e3', value: 'hunter22', source: 'data' });
+    expect(dataOf(events, 'agent:action')[0]).toMatchObject({ action: 'fill', value: 'data.user.password' });
+    expect(JSON.stringify(doubles.decided)).not.toContain('hunter22');
+    expect(JSON.stringify(events)).not.toContain('hunter22');
+  });
+});
+
+describe('validation', () => {
+  test('an answer sent back is retried with the feedback, then accepted', async () => {
+    doubles.validations = [
+      { completionQuality: 'failed', observation: 'no order number', feedback: 'Place the order first' },
+      { completionQuality: 'excellent', observation: 'ok', feedback: '' },
+    ];
+    const { events } = await run(inputFor());
+    expect(dataOf(events, 'task:validated').map((v) => v.completionQuality)).toEqual(['failed', 'excellent']);
+    expect(doubles.decided[1]!.feedback).toBe('Place the order first');
+    expect(complete(events)).toMatchObject({ success: true, finalAnswer: 'Order 42' });
+  });
+
+  test('an unusable validation is task:validation_error; attempts run out as TASK_FAILED', async () => {
+    doubles.validations = ['unusable', { completionQuality: 'partial', observation: 'half', feedback: 'more' }];
+    const { events, failure } = await run(inputFor({ maxValidationAttempts: 2 }));
+    expect(dataOf(events, 'task:validation_error')[0]).toMatchObject({
+      errors: ['completionQuality is missing'],
+      rawResponse: '{}',
+      retryCount: 1,
+    });
+    expect(complete(events)).toMatchObject({ success: false, finalAnswer: 'Order 42', error: { code: 'TASK_FAILED' } });
+    expect(failure?.type).toBe('TASK_FAILED');
+  });
+});
+
+describe('interactive input', () => {
+  const asking = { action: 'request_input' as const, ref: 'e7', text: 'payment details' };
+
+  test('answered: the values are typed, the model sees only which fields; a second answer is refused', async () => {
+    doubles.decisions = [asking];
+    const handle = await start(inputFor({ interactive: true }));
+    const requestId = await inputRequest(handle);
+    const events = await eventsOf(handle);
+    expect(dataOf(events, 'interactive:form_data:request')[0]).toMatchObject({
+      requestId,
+      fields: FIELDS,
+      formDescription: 'Payment',
+      pageUrl: 'https://shop.example/',
+    });
+    const values = [{ ref: 'e7', value: '4111111111111111' }];
+    await expect(
+      handle.executeUpdate(submitInputUpdate, { args: [{ requestId, fields: values, cancelled: false }] }),
+    ).resolves.toEqual({ status: 'accepted' });
+    await expect(
+      handle.executeUpdate(submitInputUpdate, { args: [{ requestId, fields: values, cancelled: false }] }),
+    ).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
+    const { events: all } = await finish(handle);
+    expect(doubles.filled).toEqual([values]);
+    expect(JSON.stringify(doubles.decided)).not.toContain('4111111111111111');
+    expect(doubles.decided[1]!.steps.at(-1)!.outcome).toContain('Card number');
+    expect(complete(all).success).toBe(true);
+  });
+
+  test('values that break a field rule get interactive:form_data:error and a new request', async () => {
+    doubles.decisions = [asking];
+    const handle = await start(inputFor({ interactive: true }));
+    const first = await inputRequest(handle);
+    await handle.executeUpdate(submitInputUpdate, {
+      args: [{ requestId: first, fields: [{ ref: 'e7', value: '123' }], cancelled: false }],
+    });
+    const second = await inputRequest(handle, 2);
+    expect(second).not.toBe(first);
+    const error = dataOf(await eventsOf(handle), 'interactive:form_data:error')[0]!;
+    expect(error.fieldErrors).toEqual({ e7: 'must be at least 12 characters' });
+    await handle.executeUpdate(submitInputUpdate, {
+      args: [{ requestId: second, fields: [{ ref: 'e7', value: '4111111111111111' }], cancelled: false }],
+    });
+    await finish(handle);
+    expect(doubles.filled).toEqual([[{ ref: 'e7', value: '4111111111111111' }]]);
+  });
+
+  test('cancelled: nothing is typed and the agent goes on', async () => {
+    doubles.decisions = [asking];
+    const handle = await start(inputFor({ interactive: true }));
+    const requestId = await inputRequest(handle);
+    await handle.executeUpdate(submitInputUpdate, { args: [{ requestId, fields: [], cancelled: true }] });
+    const { events } = await finish(handle);
+    expect(doubles.filled).toEqual([]);
+    expect(doubles.decided[1]!.steps.at(-1)!.outcome).toContain('declined');
+    expect(complete(events).success).toBe(true);
+  });
+
+  test('expired after the configured wait: later answers are refused, and the agent goes on', async () => {
+    doubles.decisions = [asking];
+    const handle = await start(inputFor({ interactive: true }, 120_000));
+    const requestId = await inputRequest(handle);
+    const { events } = await finish(handle);
+    expect(doubles.decided[1]!.steps.at(-1)!.outcome).toContain('did not answer in time');
+    expect(complete(events).success).toBe(true);
+    await expect(
+      handle.executeUpdate(submitInputUpdate, { args: [{ requestId, fields: [], cancelled: true }] }),
+    ).rejects.toThrow();
+  });
+
+  test('without interactive mode an input request is a failed step', async () => {
+    doubles.decisions = [asking];
+    const { events } = await run(inputFor());
+    expect(names(events)).not.toContain('interactive:form_data:request');
+    expect(doubles.decided[1]!.steps.at(-1)!.outcome).toContain('interactive mode');
+  });
+});
+
+describe('a lost browser session', () => {
+  test('a new session resumes at the last URL with browser:reconnected, and the task goes on', async () => {
+    doubles.decisions = [
+      { action: 'navigate', url: 'https://shop.example/cart' },
+      { action: 'click', ref: 'e1' },
+    ];
+    doubles.loseAt = 2;
+    const { events } = await run(inputFor());
+    expect(doubles.opened.map((opened) => opened.url)).toEqual(['https://shop.example/', 'https://shop.example/cart']);
+    expect(dataOf(events, 'browser:reconnected')[0]).toMatchObject({ startingUrl: 'https://shop.example/cart' });
+    expect(complete(events).success).toBe(true);
+  });
+});
