@@ -152,6 +152,13 @@ export interface ResearchSettings {
   pageTokens: number;
 }
 
+export interface AutomateSettings {
+  /** How long an interactive input request waits for its answer (spec 8: 2 minutes). */
+  inputTimeoutMs: number;
+  /** Screenshots at each step, sent as events when small. */
+  screenshots: boolean;
+}
+
 /** The event streams of Research and Automate. */
 export interface StreamSettings {
   /** A comment goes out after this long without an event, so proxies keep the connection open. */
@@ -183,6 +190,7 @@ export interface Config {
   cache: CacheSettings;
   stream: StreamSettings;
   research: ResearchSettings;
+  automate: AutomateSettings;
   dataDir: string;
   workers: { workflowConcurrency: number; fetchConcurrency: number; modelConcurrency: number };
   embedded: { temporalPort: number; temporalUiPort: number; temporalCliPath?: string };
@@ -353,6 +361,10 @@ export function loadConfig(env: Env = process.env): Config {
       search: readSearch(env),
       pageConcurrency: readInt(env, 'RESEARCH_PAGE_CONCURRENCY', 6, 1, 64),
       pageTokens: readInt(env, 'RESEARCH_PAGE_TOKENS', 6000, 500, 100_000),
+    },
+    automate: {
+      inputTimeoutMs: readInt(env, 'AUTOMATE_INPUT_TIMEOUT_MS', 120_000, 1000, 30 * 60_000),
+      screenshots: readBool(env, 'AUTOMATE_SCREENSHOTS', true),
     },
     dataDir,
     workers: {

@@ -22,6 +22,12 @@ export const OPERATION_DEADLINE_MS: Record<RequestResponseOperation, number> = {
 /** How long a research run may take, by mode: one round of a few searches, or up to three. */
 export const RESEARCH_DEADLINE_MS = { fast: 15 * 60_000, balanced: 45 * 60_000 } as const;
 
+/**
+ * How long an automate run may take: up to 100 steps, each a model call and a browser action,
+ * and the callers' answers to input requests.
+ */
+export const AUTOMATE_DEADLINE_MS = 60 * 60_000;
+
 /** Room an attempt needs beyond its own limits: waiting for a conversion thread, the reply. */
 const ATTEMPT_SLACK_MS = 15_000;
 

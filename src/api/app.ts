@@ -17,6 +17,7 @@ import { crossOrigin } from './middleware/crossOrigin';
 import { errorResponses } from './middleware/errorResponses';
 import { jsonBody } from './middleware/jsonBody';
 import { requestLog } from './middleware/requestLog';
+import { automateInputRoute, automateRoute } from './routes/automate';
 import { codecRouter } from './routes/codec';
 import { extractMarkdownRoute } from './routes/extractMarkdown';
 import { researchRoute } from './routes/research';
@@ -26,6 +27,8 @@ import type { ApiState } from './state';
 
 export interface ApiDeps extends StreamedRuns {
   config: Config;
+  /** For messages to running workflows (answers to automate input requests). */
+  client: Client;
   policy: AddressPolicy;
   cache?: ResultCache;
   /**
@@ -46,6 +49,7 @@ export function createApiDeps(config: Config, client: Client, logger: Logger): A
   return {
     ...createStreamedRuns(config, client, runs, logger),
     config,
+    client,
     policy: new AddressPolicy(config.allowInternalHosts),
     cache: store && new WriteBehindCache(store, (err) => logger.warn({ err }, 'cache write failed')),
     async runWorkflow(ctx, operation, workflow, options) {
@@ -76,6 +80,8 @@ export function createApp(deps: ApiDeps, logger: Logger): Koa<ApiState> {
   router.post('/extract/json', structuredJsonRoute(deps, 'extract-json'));
   router.post('/generate/json', structuredJsonRoute(deps, 'generate-json'));
   router.post('/research', researchRoute(deps));
+  router.post('/automate', automateRoute(deps));
+  router.post('/automate/:requestID/input', automateInputRoute(deps));
   router.get('/runs/:runId/events', runEventsRoute(deps));
   const codec = codecRouter(deps.config.apiKeys, deps.config.codec);
 
