@@ -29,8 +29,11 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-/** The host fixture servers listen on; the only internal address the stack may fetch. */
+/** The host fixture servers listen on; with OTHER_FIXTURE_HOST, the only internal addresses the stack may fetch. */
 export const FIXTURE_HOST = '127.0.0.2';
+
+/** A second fixture host, for "another site" in Automate tests (a form posting elsewhere). */
+export const OTHER_FIXTURE_HOST = '127.0.0.3';
 
 /**
  * Found by walking up, since this module runs both from test/support/ (jest) and from
@@ -76,7 +79,7 @@ export async function startStack(logDir: string, extraEnv: NodeJS.ProcessEnv = {
       HOST: '127.0.0.1',
       API_KEYS: `${apiKey}:test-org,${otherOrgKey}:other-org`,
       CODEC_SECRET: 'test-codec-secret-0123456789',
-      ALLOW_INTERNAL_HOSTS: FIXTURE_HOST,
+      ALLOW_INTERNAL_HOSTS: `${FIXTURE_HOST},${OTHER_FIXTURE_HOST}`,
       LOG_LEVEL: 'info',
       BODY_LIMIT_BYTES: '65536',
       // Short, so the tests of slow clients finish quickly.
