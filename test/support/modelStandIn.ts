@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { resolveRefs } from './snapshotRefs';
 
 /**
  * A stand-in for an OpenAI-compatible model server, for tests and benchmarks: a real HTTP
@@ -10,7 +11,10 @@ import type { AddressInfo } from 'node:net';
  */
 
 export interface ScriptedReply {
-  /** The assistant message content of a 200 answer. */
+  /**
+   * The assistant message content of a 200 answer. `{{ref:<role> "<name>"}}` in it becomes the
+   * ref the request's latest page snapshot gives that element (see snapshotRefs.ts).
+   */
   content?: string;
   /** An error answer instead. */
   status?: number;
@@ -151,7 +155,9 @@ export async function startModelStandIn(host = '127.0.0.1'): Promise<ModelStandI
       if (reply?.status)
         return send(reply.status, errorBody(reply.status, reply.message ?? 'scripted error'), reply.headers);
       const content =
-        reply?.content ?? JSON.stringify(minimalValue(body.response_format?.json_schema?.schema ?? { type: 'object' }));
+        reply?.content !== undefined
+          ? resolveRefs(reply.content, body.messages ?? [])
+          : JSON.stringify(minimalValue(body.response_format?.json_schema?.schema ?? { type: 'object' }));
       const promptTokens = Math.ceil(JSON.stringify(body.messages ?? []).length / 4);
       const completionTokens = Math.ceil(content.length / 4);
       return send(
