@@ -44,6 +44,8 @@ export interface BrowserSettings {
   executablePath: string;
   /** Pages rendered at once per browser worker. */
   concurrency: number;
+  /** Automate sessions (each a long-lived browser context) one browser worker holds at once. */
+  sessions: number;
   /** Whole budget of one render: navigation, settling, scrolling. */
   renderTimeoutMs: number;
 }
@@ -326,6 +328,7 @@ export function loadConfig(env: Env = process.env): Config {
     browser: {
       executablePath: readString(env, 'CHROMIUM_PATH', '/usr/bin/chromium'),
       concurrency: readInt(env, 'BROWSER_CONCURRENCY', 2, 1, 64),
+      sessions: readInt(env, 'BROWSER_SESSIONS', 4, 1, 64),
       renderTimeoutMs: readInt(env, 'RENDER_TIMEOUT_MS', 30_000, 1000, 300_000),
     },
     geo: readGeo(env),

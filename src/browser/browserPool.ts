@@ -5,8 +5,9 @@ import { GUARD_PROXY_HOST } from './guardProxy';
 /**
  * The one Chromium process of a browser worker. Each request gets a fresh context (its own
  * cookies, cache and storage) and closes it in `finally`; a semaphore bounds how many run at
- * once; a browser that crashed is launched again on next use. `close()` at shutdown leaves no
- * process behind.
+ * once; a browser that crashed is launched again on next use. Automate sessions take long-lived
+ * contexts of the same browser (`openContext`), bounded and closed by their owner. `close()` at
+ * shutdown leaves no process behind.
  */
 
 /** Without these, Chromium phones home at start and per page; on a closed network that fails slowly. */
@@ -68,9 +69,14 @@ export class BrowserPool {
   }
 
   /**
-   * Runs `work` in a fresh context that is closed afterwards, whatever happens. Service workers are
-   * refused: their requests are not the page's, so the render could neither see nor route them.
+   * A fresh context that the caller closes. Service workers are refused: their requests are not
+   * the page's, so we could neither see nor route them.
    */
+  async openContext(options: Parameters<Browser['newContext']>[0]): Promise<BrowserContext> {
+    return (await this.launch()).newContext({ ...options, serviceWorkers: 'block' });
+  }
+
+  /** Runs `work` in a fresh context that is closed afterwards, whatever happens. */
   async withContext<T>(
     options: Parameters<Browser['newContext']>[0],
     work: (context: BrowserContext) => Promise<T>,
@@ -78,7 +84,7 @@ export class BrowserPool {
     await this.acquire();
     let context: BrowserContext | undefined;
     try {
-      context = await (await this.launch()).newContext({ ...options, serviceWorkers: 'block' });
+      context = await this.openContext(options);
       return await work(context);
     } finally {
       await context?.close().catch(() => undefined);

@@ -1,0 +1,180 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { Context } from '@temporalio/activity';
+import { requireProxyFor, type GeoSettings } from '../config';
+import { ServiceError } from '../errors';
+import type { AddressPolicy } from '../net/addressPolicy';
+import { boundMarkdown } from '../extraction/bound';
+import { SESSION_LOST, type ActionOutcome, type SessionOpening, type SessionSteps } from '../operations/automate';
+import { SessionLostError, SessionsFullError, type BrowserSessions } from '../browser/browserSessions';
+import type { BrowserSession } from '../browser/browserSession';
+import { withinMs } from '../browser/pageDeadline';
+import { observePage, PAGE_ANSWER_MS, titleOf } from '../browser/pageObservation';
+import {
+  carryOut,
+  isPageRefusal,
+  NAVIGATION_TIMEOUT_MS,
+  outcomeOf,
+  settle,
+  shortError,
+  webUrl,
+} from '../browser/pageActions';
+import { reportingFailures } from './failures';
+import { heartbeating } from './heartbeat';
+import type { ReadingPool } from './readingPool';
+
+export interface SessionActivityDeps {
+  sessions: BrowserSessions;
+  policy: AddressPolicy;
+  geo: GeoSettings;
+  userAgent: string;
+  reader: ReadingPool;
+  /** The task queue only this worker process polls: the session's later steps come to it. */
+  queue: string;
+}
+
+/** The page text an `extract` step reads at most. */
+export const PAGE_TEXT_MAX_CHARS = 40_000;
+
+const INTERNAL_REFUSED = 'access to internal resources is not allowed';
+
+const bare = (host: string) => host.toLowerCase().replace(/^\[|\]$/g, '');
+
+/**
+ * The internal host the guard proxy refused since `blockedBefore`, when it is the host of the
+ * page now shown: the page is the proxy's refusal or Chromium's error page, not the site.
+ */
+function refusedHost(session: BrowserSession, blockedBefore: number, pageUrl: string): string | undefined {
+  const host = bare(new URL(pageUrl).hostname);
+  return session.proxy.blocked.slice(blockedBefore).find((refused) => bare(refused) === host);
+}
+
+/** Opening a session: on the shared browser queue, so any browser worker with room takes it. */
+export function createSessionOpening(deps: SessionActivityDeps): SessionOpening {
+  return {
+    async openSession(input) {
+      return reportingFailures(
+        () =>
+          heartbeating(async () => {
+            const start = input.url === undefined ? undefined : deps.policy.parseUrl(input.url);
+            if (start) await deps.policy.checkUrl(start);
+            const upstreamProxyUrl = input.country ? requireProxyFor(deps.geo, input.country) : undefined;
+            let session: BrowserSession;
+            try {
+              session = await deps.sessions.open(
+                input.sessionId,
+                { upstreamProxyUrl, userAgent: deps.userAgent, idleMs: input.idleMs },
+                async (opened) => {
+                  if (!start) return;
+                  const page = await opened.page();
+                  try {
+                    await page.goto(start.href, { waitUntil: 'domcontentloaded', timeout: NAVIGATION_TIMEOUT_MS });
+                  } catch (err) {
+                    const host = opened.proxy.blocked[0];
+                    if (host) throw new ServiceError('internal_address', `the page reached for internal ${host}`);
+                    throw new ServiceError('fetch_failed', `opening ${start.href}: ${shortError(err)}`);
+                  }
+                },
+              );
+            } catch (err) {
+              if (err instanceof SessionsFullError)
+                throw ApplicationFailure.create({ type: 'sessions_full', message: err.message, nextRetryDelay: '1s' });
+              throw err;
+            }
+            const page = await session.page();
+            return { queue: deps.queue, url: page.url(), title: await titleOf(page) };
+          }),
+        (err) => err.code === 'fetch_failed',
+      );
+    },
+  };
+}
+
+/** Steps of a session: on the queue of the one worker process that holds it. */
+export function createSessionSteps(deps: SessionActivityDeps): Omit<SessionSteps, 'describeForm' | 'fillFields'> {
+  /**
+   * Runs a step on the session, heartbeating. A session this worker does not hold, or whose
+   * browser went away during the step, is SESSION_LOST: retrying here cannot help, the
+   * workflow opens a new session instead.
+   */
+  const step = async <T>(sessionId: string, work: (session: BrowserSession) => Promise<T>): Promise<T> => {
+    try {
+      return await heartbeating(() => deps.sessions.use(sessionId, work));
+    } catch (err) {
+      if (err instanceof SessionLostError || !deps.sessions.holds(sessionId))
+        throw ApplicationFailure.nonRetryable(err instanceof Error ? err.message : String(err), SESSION_LOST);
+      throw err;
+    }
+  };
+
+  return {
+    async observePage(input) {
+      return step(input.sessionId, async (session) => observePage(await session.page(), input.screenshot));
+    },
+
+    async performAction(input) {
+      const { action } = input;
+      return step(input.sessionId, async (session): Promise<ActionOutcome> => {
+        const page = await session.page();
+        const documentsBefore = session.documents;
+        const blockedBefore = session.proxy.blocked.length;
+        if (action.type === 'navigate') {
+          const url = webUrl(action.url);
+          if (!url)
+            return outcomeOf(session, documentsBefore, {
+              success: false,
+              error: 'only http and https URLs can be opened',
+            });
+          try {
+            await deps.policy.checkUrl(url);
+          } catch (err) {
+            if (!(err instanceof ServiceError)) throw err;
+            const error = err.code === 'internal_address' ? INTERNAL_REFUSED : (err.detail ?? err.message);
+            return outcomeOf(session, documentsBefore, { success: false, error });
+          }
+        }
+        let error: string | undefined;
+        try {
+          await carryOut(page, action);
+        } catch (err) {
+          if (!isPageRefusal(err)) throw err;
+          error = shortError(err);
+        }
+        await settle(session, documentsBefore);
+        const host = refusedHost(session, blockedBefore, (await session.page()).url());
+        if (host) error = `${INTERNAL_REFUSED} (${host})`;
+        return outcomeOf(session, documentsBefore, error === undefined ? { success: true } : { success: false, error });
+      });
+    },
+
+    async readPageText(input) {
+      return reportingFailures(
+        () =>
+          step(input.sessionId, async (session) => {
+            const page = await session.page();
+            const html = await withinMs(page.content(), PAGE_ANSWER_MS, 'reading the page');
+            const { reading } = await deps.reader.readPage(
+              {
+                body: Buffer.from(html, 'utf8'),
+                contentType: 'text/html; charset=utf-8',
+                finalUrl: page.url(),
+                truncated: false,
+              },
+              // The whole page: the agent extracts from forms, tables and lists that article heuristics would drop.
+              { as: 'markdown', content: 'full' },
+              { detectShell: false, signal: Context.current().cancellationSignal },
+            );
+            return {
+              url: page.url(),
+              title: await titleOf(page),
+              text: boundMarkdown(reading.content, PAGE_TEXT_MAX_CHARS),
+            };
+          }),
+        () => false,
+      );
+    },
+
+    async closeSession(input) {
+      await deps.sessions.close(input.sessionId);
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import type { Page } from 'playwright-core';
+import type { Observation } from '../operations/automate';
+import { PageUnresponsiveError, withinMs } from './pageDeadline';
+
+/** A model reads the snapshot at every step: past this, a page costs more than it tells. */
+export const SNAPSHOT_MAX_CHARS = 24_000;
+/** Screenshots travel as events only up to this size (base64 adds a third). */
+export const SCREENSHOT_MAX_BYTES = 48 * 1024;
+/** Half a 1280-pixel viewport: enough to see the layout, small enough to stay under the event bound. */
+const SCREENSHOT_WIDTH = 640;
+const SCREENSHOT_QUALITY = 50;
+/** Longest the page may take to answer one question (its snapshot, its title, a screenshot). */
+export const PAGE_ANSWER_MS = 5_000;
+
+/** `text` cut at the last line boundary within `max` characters. */
+export function boundSnapshot(text: string, max = SNAPSHOT_MAX_CHARS): { snapshot: string; truncated: boolean } {
+  if (text.length <= max) return { snapshot: text, truncated: false };
+  const cut = text.lastIndexOf('\n', max);
+  return { snapshot: text.slice(0, cut > 0 ? cut : max), truncated: true };
+}
+
+/** The document's title, or '' when the page does not answer. */
+export async function titleOf(page: Page): Promise<string> {
+  return withinMs(page.title(), PAGE_ANSWER_MS, 'reading the title').catch(() => '');
+}
+
+/**
+ * The visible viewport as a JPEG scaled to SCREENSHOT_WIDTH. Playwright's own screenshot has
+ * no scale, so this asks Chromium directly (its capture scales as it encodes).
+ */
+async function scaledScreenshot(page: Page): Promise<Buffer> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const metrics = await cdp.send('Page.getLayoutMetrics');
+    const view = metrics.cssVisualViewport;
+    const { data } = await cdp.send('Page.captureScreenshot', {
+      format: 'jpeg',
+      quality: SCREENSHOT_QUALITY,
+      clip: {
+        x: view.pageX,
+        y: view.pageY,
+        width: view.clientWidth,
+        height: view.clientHeight,
+        scale: Math.min(1, SCREENSHOT_WIDTH / view.clientWidth),
+      },
+    });
+    return Buffer.from(data, 'base64');
+  } finally {
+    await cdp.detach().catch(() => undefined);
+  }
+}
+
+/**
+ * What the agent sees of the page: its accessibility snapshot in Playwright's `ai` mode (each
+ * element it can act on carries a `[ref=eN]` that `page.getByRef` resolves), bounded; and,
+ * when asked, a scaled screenshot, whose image comes back only when it is small.
+ */
+export async function observePage(page: Page, screenshot: boolean): Promise<Observation> {
+  let text: string;
+  try {
+    text = await withinMs(
+      page.ariaSnapshot({ mode: 'ai', timeout: PAGE_ANSWER_MS }),
+      PAGE_ANSWER_MS + 500,
+      'the snapshot',
+    );
+  } catch (err) {
+    if (!(err instanceof PageUnresponsiveError) && !(err instanceof Error && err.name === 'TimeoutError')) throw err;
+    text = `(the page did not answer within ${PAGE_ANSWER_MS / 1000} s: its script may be holding it)`;
+  }
+  const observation: Observation = { url: page.url(), title: await titleOf(page), ...boundSnapshot(text) };
+  if (screenshot) {
+    const image = await withinMs(scaledScreenshot(page), PAGE_ANSWER_MS, 'the screenshot').catch(() => undefined);
+    if (image) {
+      observation.screenshotBytes = image.length;
+      if (image.length <= SCREENSHOT_MAX_BYTES)
+        observation.screenshot = { image: image.toString('base64'), bytes: image.length };
+    }
+  }
+  return observation;
+}

@@ -1,0 +1,335 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import type { BrowserContext } from 'playwright-core';
+import { createSessionOpening, createSessionSteps } from '../../src/activities/browserSession';
+import type { ReadingPool as ReadingPoolType } from '../../src/activities/readingPool';
+import { BrowserPool } from '../../src/browser/browserPool';
+import { BrowserSessions } from '../../src/browser/browserSessions';
+import { GuardProxy } from '../../src/browser/guardProxy';
+import { loadConfig } from '../../src/config';
+import { AddressPolicy } from '../../src/net/addressPolicy';
+import type { BrowserAction, FirewallPolicy } from '../../src/operations/automate';
+import { SESSION_LOST } from '../../src/operations/automate';
+import { readSettings } from '../../src/workers/readSettings';
+import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
+import { FIXTURE_HOST } from '../support/localStack';
+
+/**
+ * The Automate browser-session layer on real Chromium, behind the real guard proxy, against
+ * pages served on loopback. Temporal's MockActivityEnvironment only supplies the activity
+ * context (heartbeats, cancellation) the real activity functions run in.
+ */
+
+const LIMIT = 2;
+const IDLE_MS = 60_000;
+const QUEUE = 'test-session-queue';
+const UNSAFE: FirewallPolicy = { enabled: false, trustedHostnames: [], protectedValues: [] };
+
+const FORM_PAGE = `<!doctype html><html><head><title>Shop</title></head><body>
+<h1>Shop</h1>
+<form method="post" action="/submitted" aria-label="Order">
+  <label>Name <input name="name" required minlength="2"></label>
+  <label>Email <input type="email" name="email" autocomplete="email"></label>
+  <label>Size <select name="size"><option>Small</option><option>Large</option></select></label>
+  <label>Code <input name="code" pattern="[A-Z]{3}" maxlength="3"></label>
+  <button>Send</button>
+</form>
+<p><a href="/second">Next page</a></p>
+<p><button id="vanish" onclick="setTimeout(() => this.hidden = true, 0)">Vanish</button></p>
+<div style="height: 4000px">Tall content</div>
+</body></html>`;
+
+const LONG_PAGE = `<!doctype html><html><head><title>Long</title></head><body><ul>${Array.from(
+  { length: 3000 },
+  (_, i) => `<li><a href="/item/${i}">Item number ${i}</a></li>`,
+).join('')}</ul></body></html>`;
+
+/** The ref of the first snapshot line with `role "name"`. */
+function refOf(snapshot: string, role: string, name: string): string {
+  const line = snapshot.split('\n').find((l) => l.includes(`${role} "${name}`) && l.includes('[ref='));
+  const ref = line?.match(/\[ref=([^\]]+)\]/)?.[1];
+  if (!ref) throw new Error(`no ${role} "${name}" in the snapshot:\n${snapshot}`);
+  return ref;
+}
+
+/** Chromium processes descended from this test process. */
+function chromiumDescendants(): number[] {
+  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,comm=,args='], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((row) => row.trim().split(/\s+/))
+    .map(([pid, ppid, comm, ...args]) => ({
+      pid: Number(pid),
+      ppid: Number(ppid),
+      comm: comm ?? '',
+      args: args.join(' '),
+    }));
+  const ours = new Set([process.pid]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const row of rows)
+      // Jest may run tests in the process that started the shared stack: its worker processes' browsers are not ours.
+      if (ours.has(row.ppid) && !ours.has(row.pid) && !row.args.includes('workers/main.js')) {
+        ours.add(row.pid);
+        grew = true;
+      }
+  }
+  return rows.filter((row) => ours.has(row.pid) && /chrom/i.test(row.comm)).map((row) => row.pid);
+}
+
+function failureOf(err: unknown): ApplicationFailure {
+  if (!(err instanceof ApplicationFailure)) throw err;
+  return err;
+}
+
+describe('browser sessions', () => {
+  let site: FixtureServer;
+  let internal: FixtureServer;
+  let pool: BrowserPool;
+  let proxy: GuardProxy;
+  let sessions: BrowserSessions;
+  let reader: ReadingPoolType;
+  let opening: ReturnType<typeof createSessionOpening>;
+  let steps: ReturnType<typeof createSessionSteps>;
+  const env = new MockActivityEnvironment();
+  const run = <P extends unknown[], R>(fn: (...args: P) => Promise<R>, ...args: P) =>
+    env.run(fn, ...args) as Promise<R>;
+
+  const open = (sessionId: string, url?: string, idleMs = IDLE_MS) =>
+    run(opening.openSession, { sessionId, url, idleMs });
+  const act = (sessionId: string, action: BrowserAction, firewall = UNSAFE) =>
+    run(steps.performAction, { sessionId, action, firewall });
+  const observe = (sessionId: string, screenshot = false) => run(steps.observePage, { sessionId, screenshot });
+  const close = (sessionId: string) => run(steps.closeSession, { sessionId });
+  const contextOf = (sessionId: string) =>
+    sessions.use(sessionId, async (session): Promise<BrowserContext> => session.context);
+  const evaluate = <T>(sessionId: string, fn: () => T) =>
+    sessions.use(sessionId, async (session) => (await session.page()).evaluate(fn));
+
+  beforeAll(async () => {
+    site = await startFixtureServer({
+      '/form': html(FORM_PAGE),
+      '/second': html('<!doctype html><title>Second</title><h1>Second page</h1>'),
+      '/long': html(LONG_PAGE),
+      '/submitted': (req, res) => {
+        let body = '';
+        req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        req.on('end', () => {
+          const fields = new URLSearchParams(body);
+          res.writeHead(200, { 'content-type': 'text/html' });
+          res.end(
+            `<!doctype html><title>Thanks</title><p>Thanks ${fields.get('name')}, size ${fields.get('size')}</p>`,
+          );
+        });
+      },
+      '/set-cookie': (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'sid=secret-one; Path=/' });
+        res.end('<!doctype html><title>Cookie set</title><p>set</p>');
+      },
+      '/show-cookie': (req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end(`<!doctype html><title>Cookie</title><p id="c">cookie:${req.headers.cookie ?? 'none'}</p>`);
+      },
+    });
+    internal = await startFixtureServer({ '/': html('<title>Internal</title><p>internal secret</p>') }, '127.0.0.1');
+    site.hits.clear();
+    const config = loadConfig({});
+    const policy = new AddressPolicy([FIXTURE_HOST]);
+    pool = new BrowserPool({ ...config.browser, sessions: LIMIT });
+    proxy = new GuardProxy(policy);
+    sessions = new BrowserSessions(pool, proxy, LIMIT);
+    // The reading threads run compiled code: dist/ is built before the e2e tests.
+    const readingModule = path.resolve(__dirname, '../../dist/src/activities/readingPool.js');
+    const { ReadingPool } = (await import(readingModule)) as typeof import('../../src/activities/readingPool');
+    reader = new ReadingPool({ ...config.convert, threads: 1 }, readSettings(config));
+    const deps = { sessions, policy, geo: config.geo, userAgent: config.fetch.userAgent, reader, queue: QUEUE };
+    opening = createSessionOpening(deps);
+    steps = createSessionSteps(deps);
+  });
+
+  // A test that failed half way leaves no session to the next.
+  afterEach(() => sessions.closeAll());
+
+  afterAll(async () => {
+    await sessions?.closeAll();
+    await pool?.close();
+    await proxy?.close();
+    await reader?.close();
+    await site?.close();
+    await internal?.close();
+  });
+
+  it('opens a session on its start page and answers a retried open with the same session', async () => {
+    const opened = await open('s-open', site.url('/form'));
+    expect(opened).toEqual({ queue: QUEUE, url: site.url('/form'), title: 'Shop' });
+    const context = await contextOf('s-open');
+    expect(await open('s-open', site.url('/form'))).toEqual(opened);
+    expect(await contextOf('s-open')).toBe(context);
+    expect(site.hits.get('/form')).toBe(1);
+    await close('s-open');
+  });
+
+  it('observes the page as a bounded snapshot with refs, and a small scaled screenshot', async () => {
+    await open('s-observe', site.url('/form'));
+    const seen = await observe('s-observe', true);
+    expect(seen.title).toBe('Shop');
+    expect(seen.truncated).toBe(false);
+    expect(seen.snapshot).toMatch(/textbox "Name" \[ref=e\d+\]/);
+    expect(seen.snapshot).toMatch(/button "Send" \[ref=e\d+\]/);
+    expect(seen.screenshotBytes).toBeGreaterThan(1000);
+    expect(seen.screenshot?.bytes).toBe(seen.screenshotBytes);
+    const jpeg = Buffer.from(seen.screenshot!.image, 'base64');
+    expect(jpeg.subarray(0, 2).toString('hex')).toBe('ffd8');
+
+    await act('s-observe', { type: 'navigate', url: site.url('/long') });
+    const long = await observe('s-observe');
+    expect(long.truncated).toBe(true);
+    expect(long.snapshot.length).toBeLessThanOrEqual(24_000);
+    expect(long.snapshot.length).toBeGreaterThan(20_000);
+    // Cut at a line boundary: the last line is whole.
+    expect(long.snapshot.split('\n').at(-1)).toMatch(/\[ref=e\d+\]|:$/);
+    await close('s-observe');
+  });
+
+  it('clicks, fills, selects, presses, scrolls and navigates', async () => {
+    await open('s-act', site.url('/form'));
+    let snapshot = (await observe('s-act')).snapshot;
+    const fill = await act('s-act', {
+      type: 'fill',
+      ref: refOf(snapshot, 'textbox', 'Name'),
+      value: 'Ada',
+      source: 'model',
+    });
+    expect(fill).toEqual({ success: true, url: site.url('/form'), title: 'Shop', navigated: false });
+    expect(
+      await act('s-act', { type: 'select', ref: refOf(snapshot, 'combobox', 'Size'), value: 'Large' }),
+    ).toMatchObject({
+      success: true,
+    });
+    expect(await act('s-act', { type: 'scroll', direction: 'down' })).toMatchObject({
+      success: true,
+      navigated: false,
+    });
+    expect(await evaluate('s-act', () => window.scrollY)).toBeGreaterThan(500);
+    await act('s-act', { type: 'scroll', direction: 'up' });
+    expect(await evaluate('s-act', () => window.scrollY)).toBe(0);
+
+    const sent = await act('s-act', { type: 'click', ref: refOf(snapshot, 'button', 'Send') });
+    expect(sent).toEqual({ success: true, url: site.url('/submitted'), title: 'Thanks', navigated: true });
+    expect((await observe('s-act')).snapshot).toContain('Thanks Ada, size Large');
+
+    await act('s-act', { type: 'navigate', url: site.url('/form') });
+    snapshot = (await observe('s-act')).snapshot;
+    await act('s-act', { type: 'fill', ref: refOf(snapshot, 'textbox', 'Name'), value: 'Bob', source: 'model' });
+    const entered = await act('s-act', { type: 'press', key: 'Enter', ref: refOf(snapshot, 'textbox', 'Name') });
+    expect(entered).toMatchObject({ success: true, title: 'Thanks', navigated: true });
+
+    const text = await run(steps.readPageText, { sessionId: 's-act' });
+    expect(text).toEqual({ url: site.url('/submitted'), title: 'Thanks', text: expect.stringContaining('Thanks Bob') });
+
+    const navigated = await act('s-act', { type: 'navigate', url: site.url('/second') });
+    expect(navigated).toEqual({ success: true, url: site.url('/second'), title: 'Second', navigated: true });
+    await close('s-act');
+  });
+
+  it('reports an element that is missing, gone or hidden as a failed action, not a fault', async () => {
+    await open('s-missing', site.url('/form'));
+    const snapshot = (await observe('s-missing')).snapshot;
+    const missing = await act('s-missing', { type: 'click', ref: 'e99999' });
+    expect(missing).toMatchObject({ success: false, navigated: false, error: expect.stringContaining('no element') });
+    expect(await act('s-missing', { type: 'click', ref: 'e1 >> css=button' })).toMatchObject({ success: false });
+
+    const vanish = refOf(snapshot, 'button', 'Vanish');
+    expect(await act('s-missing', { type: 'click', ref: vanish })).toMatchObject({ success: true });
+    const started = Date.now();
+    const hidden = await act('s-missing', { type: 'click', ref: vanish });
+    expect(hidden).toMatchObject({ success: false, error: expect.stringMatching(/Timeout 5000ms/) });
+    expect(Date.now() - started).toBeLessThan(9_000);
+    await close('s-missing');
+  });
+
+  it('refuses to navigate to internal addresses, typed or clicked, and to other schemes', async () => {
+    await open('s-internal', site.url('/form'));
+    const typed = await act('s-internal', { type: 'navigate', url: internal.url('/') });
+    expect(typed).toMatchObject({ success: false, error: 'access to internal resources is not allowed' });
+    const scheme = await act('s-internal', { type: 'navigate', url: 'file:///etc/passwd' });
+    expect(scheme).toMatchObject({ success: false, error: 'only http and https URLs can be opened' });
+
+    // A page's own link to an internal address goes through the guard proxy, which refuses it.
+    await sessions.use('s-internal', async (session) =>
+      (await session.page()).evaluate((href) => {
+        const link = document.createElement('a');
+        link.href = href;
+        link.textContent = 'Internal link';
+        document.body.prepend(link);
+      }, internal.url('/')),
+    );
+    const snapshot = (await observe('s-internal')).snapshot;
+    const clicked = await act('s-internal', { type: 'click', ref: refOf(snapshot, 'link', 'Internal link') });
+    expect(clicked).toMatchObject({ success: false, error: expect.stringContaining('access to internal resources') });
+    expect((await observe('s-internal')).snapshot).not.toContain('internal secret');
+    await close('s-internal');
+    await expect(open('s-internal-start', internal.url('/'))).rejects.toMatchObject({
+      type: 'internal_address',
+      nonRetryable: true,
+    });
+  });
+
+  it('keeps each session to its own cookies', async () => {
+    await open('s-cookie-a', site.url('/set-cookie'));
+    await open('s-cookie-b', site.url('/show-cookie'));
+    expect((await observe('s-cookie-b')).snapshot).toContain('cookie:none');
+    await act('s-cookie-a', { type: 'navigate', url: site.url('/show-cookie') });
+    expect((await observe('s-cookie-a')).snapshot).toContain('cookie:sid=secret-one');
+    await close('s-cookie-a');
+    await close('s-cookie-b');
+  });
+
+  it('bounds the sessions of a worker, and a full worker fails the open retryably', async () => {
+    await open('s-bound-1');
+    await open('s-bound-2');
+    const full = failureOf(await open('s-bound-3').catch((err: unknown) => err));
+    expect(full.type).toBe('sessions_full');
+    expect(full.nonRetryable).toBe(false);
+    await close('s-bound-1');
+    await open('s-bound-3');
+    await close('s-bound-2');
+    await close('s-bound-3');
+    expect(sessions.size).toBe(0);
+  });
+
+  it('closes sessions when asked and when idle, and a step on a closed session is SESSION_LOST', async () => {
+    await open('s-close', site.url('/second'));
+    const context = await contextOf('s-close');
+    let closed = false;
+    context.on('close', () => (closed = true));
+    await close('s-close');
+    expect(closed).toBe(true);
+    const lost = failureOf(await observe('s-close').catch((err: unknown) => err));
+    expect(lost).toMatchObject({ type: SESSION_LOST, nonRetryable: true });
+    await close('s-close');
+
+    await open('s-idle', site.url('/second'), 400);
+    const idleContext = await contextOf('s-idle');
+    let reaped = false;
+    idleContext.on('close', () => (reaped = true));
+    await observe('s-idle');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(reaped).toBe(true);
+    expect(failureOf(await observe('s-idle').catch((err: unknown) => err)).type).toBe(SESSION_LOST);
+    expect(failureOf(await observe('never-opened').catch((err: unknown) => err)).type).toBe(SESSION_LOST);
+  });
+
+  it('leaves no Chromium process behind once sessions and browser are closed', async () => {
+    await open('s-last', site.url('/second'));
+    expect(chromiumDescendants().length).toBeGreaterThan(0);
+    await sessions.closeAll();
+    expect(sessions.size).toBe(0);
+    await pool.close();
+    for (let waited = 0; chromiumDescendants().length > 0 && waited < 5_000; waited += 100)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(chromiumDescendants()).toEqual([]);
+  });
+});
