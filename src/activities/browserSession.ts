@@ -7,6 +7,7 @@ import { boundMarkdown } from '../extraction/bound';
 import { SESSION_LOST, type ActionOutcome, type SessionOpening, type SessionSteps } from '../operations/automate';
 import { SessionLostError, SessionsFullError, type BrowserSessions } from '../browser/browserSessions';
 import type { BrowserSession } from '../browser/browserSession';
+import { actionVerdict } from '../browser/actionFirewall';
 import { withinMs } from '../browser/pageDeadline';
 import { observePage, PAGE_ANSWER_MS, titleOf } from '../browser/pageObservation';
 import {
@@ -134,6 +135,9 @@ export function createSessionSteps(deps: SessionActivityDeps): Omit<SessionSteps
         }
         let error: string | undefined;
         try {
+          const verdict = await actionVerdict(session, page, action, input.firewall);
+          if (!verdict.allowed)
+            return outcomeOf(session, documentsBefore, { success: false, blocked: true, error: verdict.reason });
           await carryOut(page, action);
         } catch (err) {
           if (!isPageRefusal(err)) throw err;

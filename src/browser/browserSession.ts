@@ -16,6 +16,8 @@ export class BrowserSession {
   private documentCount = 0;
   /** Steps run one at a time: a retried step must not act while the attempt it replaces still does. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** Forms the caller's own answers went into (see `formKey`): their submission has the caller's consent. */
+  readonly consentedForms = new Set<string>();
 
   constructor(
     readonly id: string,

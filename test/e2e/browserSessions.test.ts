@@ -41,6 +41,15 @@ const FORM_PAGE = `<!doctype html><html><head><title>Shop</title></head><body>
 <div style="height: 4000px">Tall content</div>
 </body></html>`;
 
+const LOGIN_PAGE = `<!doctype html><html><head><title>Login</title></head><body>
+<form method="post" action="/submitted">
+  <label>Name <input name="name"></label>
+  <label>Password <input type="password" name="pw"></label>
+  <button>Sign in</button>
+</form>
+<a href="/second?e=ada%40example.com">Leak</a>
+</body></html>`;
+
 const LONG_PAGE = `<!doctype html><html><head><title>Long</title></head><body><ul>${Array.from(
   { length: 3000 },
   (_, i) => `<li><a href="/item/${i}">Item number ${i}</a></li>`,
@@ -113,6 +122,7 @@ describe('browser sessions', () => {
       '/form': html(FORM_PAGE),
       '/second': html('<!doctype html><title>Second</title><h1>Second page</h1>'),
       '/long': html(LONG_PAGE),
+      '/login': html(LOGIN_PAGE),
       '/submitted': (req, res) => {
         let body = '';
         req.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -275,6 +285,53 @@ describe('browser sessions', () => {
       type: 'internal_address',
       nonRetryable: true,
     });
+  });
+
+  it('asks the action firewall before a fill, a submission or a navigation, and skips what it refuses', async () => {
+    const firewall: FirewallPolicy = { enabled: true, trustedHostnames: [], protectedValues: ['ada@example.com'] };
+    await open('s-firewall', site.url('/login'));
+    site.hits.clear();
+    const snapshot = (await observe('s-firewall')).snapshot;
+    const password = refOf(snapshot, 'textbox', 'Password');
+    const name = refOf(snapshot, 'textbox', 'Name');
+    const signIn = refOf(snapshot, 'button', 'Sign in');
+    const refused = {
+      success: false,
+      blocked: true,
+      navigated: false,
+      error: expect.stringContaining('action firewall'),
+    };
+
+    const typed = await act(
+      's-firewall',
+      { type: 'fill', ref: password, value: 'hunter22', source: 'model' },
+      firewall,
+    );
+    expect(typed).toMatchObject(refused);
+    expect(await evaluate('s-firewall', () => document.querySelector('input')!.form!.pw.value)).toBe('');
+    expect(await act('s-firewall', { type: 'click', ref: signIn }, firewall)).toMatchObject(refused);
+    expect(await act('s-firewall', { type: 'press', key: 'Enter', ref: name }, firewall)).toMatchObject(refused);
+    const leak = site.url('/second?to=ada@example.com');
+    expect(await act('s-firewall', { type: 'navigate', url: leak }, firewall)).toMatchObject(refused);
+    expect(await act('s-firewall', { type: 'click', ref: refOf(snapshot, 'link', 'Leak') }, firewall)).toMatchObject(
+      refused,
+    );
+    expect(site.hits.get('/submitted')).toBeUndefined();
+    expect(site.hits.get('/second')).toBeUndefined();
+
+    // The caller's own answer in the form is consent to send it.
+    const answered = await act('s-firewall', { type: 'fill', ref: name, value: 'Ada', source: 'caller' }, firewall);
+    expect(answered).toMatchObject({ success: true });
+    const sent = await act('s-firewall', { type: 'click', ref: signIn }, firewall);
+    expect(sent).toMatchObject({ success: true, title: 'Thanks', navigated: true });
+
+    // A trusted host takes what the model types.
+    await act('s-firewall', { type: 'navigate', url: site.url('/login') });
+    const trusted = { ...firewall, trustedHostnames: [FIXTURE_HOST] };
+    const again = refOf((await observe('s-firewall')).snapshot, 'textbox', 'Password');
+    const fill = await act('s-firewall', { type: 'fill', ref: again, value: 'hunter22', source: 'model' }, trusted);
+    expect(fill).toMatchObject({ success: true });
+    await close('s-firewall');
   });
 
   it('keeps each session to its own cookies', async () => {

@@ -1,0 +1,125 @@
+import type { Locator, Page } from 'playwright-core';
+import type { FieldFacts } from '../operations/automate';
+
+/** What the firewall is told about an element before the agent acts on it. */
+export interface ElementFacts {
+  field: FieldFacts;
+  /** The form a click on the element (or Enter in it) would submit, if any, as it would be sent. */
+  submits?: { method: 'get' | 'post'; action: string };
+  /** The address a click on the element would open: the link it is in. */
+  opens?: string;
+}
+
+/**
+ * Runs in the page, so it must hold all it uses. A form's named controls shadow its own
+ * properties (`<input name="action">` is `form.action`), so its attributes are read through the
+ * prototypes instead.
+ */
+function inspect(element: Element, gesture: 'click' | 'enter' | 'none'): ElementFacts {
+  const attribute = (el: Element, name: string): string | undefined =>
+    Element.prototype.getAttribute.call(el, name) ?? undefined;
+  const text = (value: string | null | undefined): string => (value ?? '').replace(/\s+/g, ' ').trim().slice(0, 200);
+  const labelOf = (el: Element): string | undefined => {
+    const labelledBy = attribute(el, 'aria-labelledby');
+    if (labelledBy) {
+      const joined = labelledBy
+        .split(/\s+/)
+        .map((id) => text(el.ownerDocument.getElementById(id)?.textContent))
+        .filter(Boolean)
+        .join(' ');
+      if (joined) return joined;
+    }
+    const ariaLabel = text(attribute(el, 'aria-label'));
+    if (ariaLabel) return ariaLabel;
+    const labels = (el as HTMLInputElement).labels;
+    if (labels && labels.length > 0) {
+      const joined = Array.from(labels, (label) => text(label.textContent))
+        .filter(Boolean)
+        .join(' ');
+      if (joined) return joined;
+    }
+    return text(attribute(el, 'title')) || undefined;
+  };
+  const formOf = (el: Element): HTMLFormElement | null => {
+    const owner = (el as HTMLInputElement).form;
+    return owner instanceof HTMLFormElement ? owner : el.closest('form');
+  };
+  const formFacts = (form: HTMLFormElement, submitter?: Element) => {
+    const method = (
+      (submitter && attribute(submitter, 'formmethod')) ||
+      attribute(form, 'method') ||
+      'get'
+    ).toLowerCase();
+    const action = (submitter && attribute(submitter, 'formaction')) ?? attribute(form, 'action') ?? '';
+    return {
+      method: method === 'post' ? ('post' as const) : method === 'dialog' ? ('dialog' as const) : ('get' as const),
+      action: new URL(action, element.ownerDocument.baseURI).href,
+    };
+  };
+  const tag = element.tagName.toLowerCase();
+  const type = tag === 'input' ? (attribute(element, 'type') ?? 'text').toLowerCase() : undefined;
+  const form = formOf(element);
+  const field: FieldFacts = {
+    tag,
+    type,
+    autocomplete: attribute(element, 'autocomplete')?.toLowerCase(),
+    name: attribute(element, 'name'),
+    id: attribute(element, 'id'),
+    label: labelOf(element),
+    placeholder: attribute(element, 'placeholder'),
+  };
+  if (form) {
+    const { method, action } = formFacts(form);
+    if (method !== 'dialog') field.form = { method, action };
+  }
+  let submitter: Element | null = null;
+  let opens: string | undefined;
+  if (gesture === 'click') {
+    const link = element.closest('a[href], area[href]');
+    if (link) opens = (link as HTMLAnchorElement).href;
+    const control = element.closest('button, input');
+    const controlType = control && (attribute(control, 'type') ?? '').toLowerCase();
+    if (control?.tagName === 'BUTTON' && (controlType === '' || controlType === 'submit')) submitter = control;
+    if (control?.tagName === 'INPUT' && (controlType === 'submit' || controlType === 'image')) submitter = control;
+  } else if (gesture === 'enter' && (tag === 'input' || tag === 'button')) {
+    // Enter in a field submits its form through the form's first submit button (implicit submission).
+    submitter =
+      tag === 'button'
+        ? element
+        : (form?.querySelector(
+            'button:not([type]), button[type="submit"], input[type="submit"], input[type="image"]',
+          ) ?? element);
+  }
+  const submittedForm = submitter && formOf(submitter);
+  if (submitter && submittedForm) {
+    const { method, action } = formFacts(
+      submittedForm,
+      submitter === element && tag === 'input' ? undefined : submitter,
+    );
+    if (method !== 'dialog') return { field, submits: { method, action }, opens };
+  }
+  return { field, opens };
+}
+
+/** The facts of the element `locator` points to, for the firewall; `gesture` is what the agent is about to do. */
+export function elementFacts(locator: Locator, gesture: 'click' | 'enter' | 'none', timeout: number) {
+  return locator.evaluate(inspect, gesture, { timeout });
+}
+
+/** The same for the element that has the focus (a key press without a ref). */
+export async function focusedFacts(page: Page, gesture: 'enter' | 'none'): Promise<ElementFacts | undefined> {
+  const focused = await page.evaluateHandle(() => document.activeElement);
+  try {
+    const element = focused.asElement();
+    return element ? await element.evaluate(inspect, gesture) : undefined;
+  } finally {
+    await focused.dispose();
+  }
+}
+
+/** Identifies a form across the steps of a session: its page, method and action. */
+export function formKey(pageUrl: string, form: { method: string; action: string }): string {
+  const page = new URL(pageUrl);
+  page.hash = '';
+  return `${page.href} ${form.method} ${form.action}`;
+}
