@@ -8,6 +8,7 @@ import { SESSION_LOST, type ActionOutcome, type SessionOpening, type SessionStep
 import { SessionLostError, SessionsFullError, type BrowserSessions } from '../browser/browserSessions';
 import type { BrowserSession } from '../browser/browserSession';
 import { actionVerdict } from '../browser/actionFirewall';
+import { describeForm, fillFields } from '../browser/formFields';
 import { withinMs } from '../browser/pageDeadline';
 import { observePage, PAGE_ANSWER_MS, titleOf } from '../browser/pageObservation';
 import {
@@ -91,7 +92,7 @@ export function createSessionOpening(deps: SessionActivityDeps): SessionOpening 
 }
 
 /** Steps of a session: on the queue of the one worker process that holds it. */
-export function createSessionSteps(deps: SessionActivityDeps): Omit<SessionSteps, 'describeForm' | 'fillFields'> {
+export function createSessionSteps(deps: SessionActivityDeps): SessionSteps {
   /**
    * Runs a step on the session, heartbeating. A session this worker does not hold, or whose
    * browser went away during the step, is SESSION_LOST: retrying here cannot help, the
@@ -175,6 +176,28 @@ export function createSessionSteps(deps: SessionActivityDeps): Omit<SessionSteps
           }),
         () => false,
       );
+    },
+
+    async describeForm(input) {
+      return step(input.sessionId, async (session) => {
+        try {
+          return await describeForm(await session.page(), input.ref);
+        } catch (err) {
+          if (!isPageRefusal(err)) throw err;
+          // No element at `ref` (the page changed): there is no form to ask about.
+          return { fields: [], formDescription: '' };
+        }
+      });
+    },
+
+    async fillFields(input) {
+      return step(input.sessionId, async (session) => {
+        const page = await session.page();
+        const documentsBefore = session.documents;
+        const filled = await fillFields(session, page, input.values, input.firewall);
+        await settle(session, documentsBefore);
+        return filled;
+      });
     },
 
     async closeSession(input) {

@@ -19,6 +19,15 @@ function inspect(element: Element, gesture: 'click' | 'enter' | 'none'): Element
   const attribute = (el: Element, name: string): string | undefined =>
     Element.prototype.getAttribute.call(el, name) ?? undefined;
   const text = (value: string | null | undefined): string => (value ?? '').replace(/\s+/g, ' ').trim().slice(0, 200);
+  // A label's words without those of the controls it wraps (a select's options).
+  const ownText = (node: Node): string =>
+    Array.from(node.childNodes, (child): string => {
+      if (child.nodeType === Node.TEXT_NODE) return child.textContent ?? '';
+      if (child.nodeType !== Node.ELEMENT_NODE) return '';
+      return (child as Element).matches('select, textarea, input, button, option, datalist, script, style')
+        ? ''
+        : ` ${ownText(child)}`;
+    }).join('');
   const labelOf = (el: Element): string | undefined => {
     const labelledBy = attribute(el, 'aria-labelledby');
     if (labelledBy) {
@@ -33,7 +42,7 @@ function inspect(element: Element, gesture: 'click' | 'enter' | 'none'): Element
     if (ariaLabel) return ariaLabel;
     const labels = (el as HTMLInputElement).labels;
     if (labels && labels.length > 0) {
-      const joined = Array.from(labels, (label) => text(label.textContent))
+      const joined = Array.from(labels, (label) => text(ownText(label)))
         .filter(Boolean)
         .join(' ');
       if (joined) return joined;

@@ -50,6 +50,28 @@ const LOGIN_PAGE = `<!doctype html><html><head><title>Login</title></head><body>
 <a href="/second?e=ada%40example.com">Leak</a>
 </body></html>`;
 
+const SIGNUP_PAGE = `<!doctype html><html><head><title>Signup</title></head><body>
+<h2>Create your account</h2>
+<form method="post" action="/submitted" aria-label="Sign up">
+  <label>Full name <input name="name" required minlength="2" maxlength="20" value="Old"></label>
+  <label>Email <input type="email" name="email" required></label>
+  <label>Phone <input type="tel" name="phone" pattern="[0-9]{3}-[0-9]{4}"></label>
+  <label>Age <input type="number" name="age" min="18" max="120"></label>
+  <label>Birthday <input type="date" name="bday"></label>
+  <label>Password <input type="password" name="pw" value="secret-old"></label>
+  <label>Plan <select name="size"><option>Free</option><option>Pro</option></select></label>
+  <fieldset><legend>Contact by</legend>
+    <label><input type="radio" name="via" value="mail"> Mail</label>
+    <label><input type="radio" name="via" value="phone"> Phone call</label>
+  </fieldset>
+  <label><input type="checkbox" name="terms" required> I agree</label>
+  <label>Notes <textarea name="notes" aria-describedby="notes-help"></textarea></label>
+  <span id="notes-help">Anything else we should know</span>
+  <button>Create</button>
+</form>
+<form role="search"><label>Search <input name="q"></label></form>
+</body></html>`;
+
 const LONG_PAGE = `<!doctype html><html><head><title>Long</title></head><body><ul>${Array.from(
   { length: 3000 },
   (_, i) => `<li><a href="/item/${i}">Item number ${i}</a></li>`,
@@ -123,6 +145,7 @@ describe('browser sessions', () => {
       '/second': html('<!doctype html><title>Second</title><h1>Second page</h1>'),
       '/long': html(LONG_PAGE),
       '/login': html(LOGIN_PAGE),
+      '/signup': html(SIGNUP_PAGE),
       '/submitted': (req, res) => {
         let body = '';
         req.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -332,6 +355,113 @@ describe('browser sessions', () => {
     const fill = await act('s-firewall', { type: 'fill', ref: again, value: 'hunter22', source: 'model' }, trusted);
     expect(fill).toMatchObject({ success: true });
     await close('s-firewall');
+  });
+
+  it("describes the fields of a form with their rules, and types the caller's answers that meet them", async () => {
+    await open('s-form', site.url('/signup'));
+    const snapshot = (await observe('s-form')).snapshot;
+    const { fields, formDescription } = await run(steps.describeForm, {
+      sessionId: 's-form',
+      ref: refOf(snapshot, 'textbox', 'Full name'),
+    });
+    expect(formDescription).toBe('Sign up');
+    const byLabel = Object.fromEntries(fields.map((field) => [field.label, field]));
+    expect(Object.keys(byLabel)).toEqual([
+      'Full name',
+      'Email',
+      'Phone',
+      'Age',
+      'Birthday',
+      'Password',
+      'Plan',
+      'Contact by',
+      'I agree',
+      'Notes',
+    ]);
+    expect(byLabel['Full name']).toEqual({
+      ref: refOf(snapshot, 'textbox', 'Full name'),
+      label: 'Full name',
+      fieldType: 'text',
+      required: true,
+      currentValue: 'Old',
+      rules: { minLength: 2, maxLength: 20 },
+    });
+    expect(byLabel['Email']).toMatchObject({ fieldType: 'email', required: true });
+    expect(byLabel['Phone']).toMatchObject({ fieldType: 'phone', rules: { pattern: '[0-9]{3}-[0-9]{4}' } });
+    expect(byLabel['Age']).toMatchObject({ fieldType: 'number', rules: { min: '18', max: '120' } });
+    expect(byLabel['Birthday']).toMatchObject({ fieldType: 'date' });
+    expect(byLabel['Password']).toMatchObject({ fieldType: 'password' });
+    expect(byLabel['Password']!.currentValue).toBeUndefined();
+    expect(byLabel['Plan']).toMatchObject({ fieldType: 'select', options: ['Free', 'Pro'], currentValue: 'Free' });
+    expect(byLabel['Contact by']).toMatchObject({ fieldType: 'radio', options: ['Mail', 'Phone call'] });
+    expect(byLabel['I agree']).toMatchObject({ fieldType: 'checkbox', required: true, currentValue: 'false' });
+    expect(byLabel['Notes']).toMatchObject({ fieldType: 'textarea', description: 'Anything else we should know' });
+
+    const ref = (label: string) => byLabel[label]!.ref;
+    const firewall: FirewallPolicy = { enabled: true, trustedHostnames: [], protectedValues: [] };
+    const { fieldErrors } = await run(steps.fillFields, {
+      sessionId: 's-form',
+      firewall,
+      values: [
+        { ref: ref('Full name'), value: 'A' },
+        { ref: ref('Email'), value: 'not-an-email' },
+        { ref: ref('Phone'), value: '555-1234' },
+        { ref: ref('Age'), value: '12' },
+        { ref: ref('Password'), value: 'hunter22' },
+        { ref: ref('Plan'), value: 'Pro' },
+        { ref: ref('Contact by'), value: 'Phone call' },
+        { ref: ref('I agree'), value: 'true' },
+        { ref: ref('Notes'), value: 'Ring twice' },
+        { ref: 'e99999', value: 'x' },
+      ],
+    });
+    expect(fieldErrors).toEqual({
+      [ref('Full name')]: 'at least 2 characters are required',
+      [ref('Email')]: expect.stringContaining('@'),
+      [ref('Age')]: 'the value must be at least 18',
+      e99999: expect.stringContaining('no element'),
+    });
+    const values = await evaluate('s-form', () => {
+      const form = document.forms[0]!;
+      const value = (name: string) => (form.elements.namedItem(name) as HTMLInputElement).value;
+      return {
+        name: value('name'),
+        email: value('email'),
+        phone: value('phone'),
+        age: value('age'),
+        pw: value('pw'),
+        size: value('size'),
+        via: (form.elements.namedItem('via') as RadioNodeList).value,
+        terms: (form.elements.namedItem('terms') as HTMLInputElement).checked,
+        notes: value('notes'),
+      };
+    });
+    expect(values).toEqual({
+      name: 'Old',
+      email: '',
+      phone: '555-1234',
+      age: '',
+      pw: 'hunter22',
+      size: 'Pro',
+      via: 'phone',
+      terms: true,
+      notes: 'Ring twice',
+    });
+
+    // The caller filled this POST form: the firewall lets the agent submit it.
+    const again = await run(steps.fillFields, {
+      sessionId: 's-form',
+      firewall,
+      values: [{ ref: ref('Email'), value: 'ada@example.com' }],
+    });
+    expect(again.fieldErrors).toEqual({});
+    const sent = await act('s-form', { type: 'click', ref: refOf(snapshot, 'button', 'Create') }, firewall);
+    expect(sent).toMatchObject({ success: true, title: 'Thanks', navigated: true });
+    expect(await run(steps.describeForm, { sessionId: 's-form', ref: 'e99999' })).toEqual({
+      fields: [],
+      formDescription: '',
+    });
+    await close('s-form');
   });
 
   it('keeps each session to its own cookies', async () => {
