@@ -1,3 +1,4 @@
+import { RE2JS } from 're2js';
 import type { FieldType } from '../events/automate';
 import type { FormField } from '../operations/automate';
 
@@ -32,15 +33,20 @@ export function fieldTypeOf(field: FieldKind): FieldType {
   return 'other';
 }
 
-/** Like the browser: a pattern matches the whole value, with the `v` flag; one that does not compile is ignored. */
+/**
+ * Like the browser, a pattern matches the whole value. The pattern is the page's, so it runs on
+ * RE2 (linear time): on V8's backtracking engine a hostile pattern could hold this worker, and
+ * every session on it, for minutes. One RE2 cannot run (lookaround, backreferences) is left to the
+ * browser's own validity check, in the page's renderer.
+ */
 function matchesPattern(pattern: string, value: string): boolean {
-  let compiled: RegExp;
+  let compiled: RE2JS;
   try {
-    compiled = new RegExp(`^(?:${pattern})$`, 'v');
+    compiled = RE2JS.compile(`^(?:${pattern})$`);
   } catch {
     return true;
   }
-  return compiled.test(value);
+  return compiled.matches(value);
 }
 
 /** Numbers compare as numbers; dates and times in their HTML form compare as text. */
