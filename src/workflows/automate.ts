@@ -13,7 +13,6 @@ import {
 import type { AutomateModelActivities, AutomateReply } from '../activities/automateModel';
 import type { UnusableAnswer } from '../activities/structuredAsk';
 import { maskedData, pathOfValue, valueAt } from '../automate/dataPaths';
-import { fieldErrorsOf } from '../automate/fieldRules';
 import { fieldSensitivity, protectedValuesOf, valueSensitivity } from '../automate/firewall';
 import type { AutomateErrorCode, AutomateEvents } from '../events/automate';
 import { EventLog } from '../events/eventLog';
@@ -394,8 +393,8 @@ class AutomateRun {
 
   /**
    * Asks the caller for the fields of a form (interactive mode): waits for the answer until the
-   * request expires, asks again while answers break the fields' rules, and types accepted values
-   * without the model ever seeing them.
+   * request expires, asks again while answers break the fields' rules, and has the session type
+   * the values without the model ever seeing them.
    */
   private async requestInput(ref: string, description: string): Promise<void> {
     const session = this.session!;
@@ -427,18 +426,15 @@ class AutomateRun {
         this.note('request_input', 'the user declined: go on without these fields');
         return;
       }
-      fieldErrors = fieldErrorsOf(fields, answer.fields);
+      const values = answer.fields.filter((entry) => entry.value !== '');
+      // What the caller typed must not leave for an untrusted host either.
+      this.firewall.protectedValues.push(...values.map((entry) => entry.value).filter((value) => value.length >= 4));
+      // The session checks each value against its field's rules before typing it.
+      fieldErrors = (await session.steps.fillFields({ sessionId: session.id, values, firewall: this.firewall }))
+        .fieldErrors;
       if (Object.keys(fieldErrors).length === 0) {
-        const values = answer.fields.filter((entry) => entry.value !== '');
-        // What the caller typed must not leave for an untrusted host either.
-        this.firewall.protectedValues.push(...values.map((entry) => entry.value).filter((value) => value.length >= 4));
-        fieldErrors = (await session.steps.fillFields({ sessionId: session.id, values, firewall: this.firewall }))
-          .fieldErrors;
-      }
-      if (Object.keys(fieldErrors).length === 0) {
-        const labels = fields
-          .filter((field) => answeredRefs(answer).has(field.ref))
-          .map((field) => field.label || field.ref);
+        const typed = new Set(values.map((entry) => entry.ref));
+        const labels = fields.filter((field) => typed.has(field.ref)).map((field) => field.label || field.ref);
         this.errorsInRow = 0;
         this.note('request_input', `the user filled: ${labels.join(', ')} (values hidden)`);
         return;
@@ -632,10 +628,6 @@ class AutomateRun {
     this.emit('done', {});
     upsertMemo({ usage: this.usage });
   }
-}
-
-function answeredRefs(answer: { fields: { ref: string; value: string }[] }): Set<string> {
-  return new Set(answer.fields.filter((entry) => entry.value !== '').map((entry) => entry.ref));
 }
 
 function view(page: Observation): PageView {

@@ -100,6 +100,8 @@ const activities = {
     return { fields: FIELDS, formDescription: 'Payment' };
   },
   async fillFields(input: { values: FieldValue[] }) {
+    const short = input.values.filter((entry) => entry.ref === 'e7' && entry.value.length < 12);
+    if (short.length > 0) return { fieldErrors: { e7: 'at least 12 characters are required' } };
     doubles.filled.push(input.values);
     return { fieldErrors: {} };
   },
@@ -336,7 +338,7 @@ describe('interactive input', () => {
     const second = await inputRequest(handle, 2);
     expect(second).not.toBe(first);
     const error = dataOf(await eventsOf(handle), 'interactive:form_data:error')[0]!;
-    expect(error.fieldErrors).toEqual({ e7: 'must be at least 12 characters' });
+    expect(error.fieldErrors).toEqual({ e7: 'at least 12 characters are required' });
     await handle.executeUpdate(submitInputUpdate, {
       args: [{ requestId: second, fields: [{ ref: 'e7', value: '4111111111111111' }], cancelled: false }],
     });
