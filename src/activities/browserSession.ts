@@ -110,7 +110,10 @@ export function createSessionSteps(deps: SessionActivityDeps): SessionSteps {
 
   return {
     async observePage(input) {
-      return step(input.sessionId, async (session) => observePage(await session.page(), input.screenshot));
+      return step(input.sessionId, async (session) => {
+        const observation = await observePage(await session.page(), input.screenshot);
+        return { ...observation, snapshot: session.secrets.hide(observation.snapshot) };
+      });
     },
 
     async performAction(input) {
@@ -171,7 +174,7 @@ export function createSessionSteps(deps: SessionActivityDeps): SessionSteps {
             return {
               url: page.url(),
               title: await titleOf(page),
-              text: boundMarkdown(reading.content, PAGE_TEXT_MAX_CHARS),
+              text: boundMarkdown(session.secrets.hide(reading.content), PAGE_TEXT_MAX_CHARS),
             };
           }),
         () => false,

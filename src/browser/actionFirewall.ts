@@ -26,7 +26,8 @@ function submissionVerdict(
 
 /**
  * The firewall's decision on typing `value` into a field, recording the caller's consent to the
- * field's form when the caller's own answer goes in (a later submission of it is theirs).
+ * field's form when the caller's own answer goes in (a later submission of it is theirs), and
+ * the values the model must not read back.
  */
 export function fillVerdict(
   session: BrowserSession,
@@ -37,7 +38,9 @@ export function fillVerdict(
   policy: FirewallPolicy,
 ): FirewallVerdict {
   const verdict = checkFill(field, value, source, new URL(page.url()).hostname, policy);
-  if (verdict.allowed && source === 'caller' && field.form) session.consentedForms.add(formKey(page.url(), field.form));
+  if (!verdict.allowed) return verdict;
+  if (source === 'caller' && field.form) session.consentedForms.add(formKey(page.url(), field.form));
+  session.secrets.typed(field, value, source);
   return verdict;
 }
 
@@ -52,7 +55,8 @@ export async function actionVerdict(
   action: BrowserAction,
   policy: FirewallPolicy,
 ): Promise<FirewallVerdict> {
-  if (!policy.enabled) return ALLOWED;
+  // A fill is looked at even without the firewall: its value may be one the model must not read back.
+  if (!policy.enabled && action.type !== 'fill') return ALLOWED;
   switch (action.type) {
     case 'navigate':
       return checkNavigation(action.url, policy);

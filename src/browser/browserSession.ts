@@ -1,6 +1,7 @@
 import type { BrowserContext, Page, Request } from 'playwright-core';
 import type { ProxySession } from './guardProxy';
 import { NetworkActivity } from './networkActivity';
+import { SecretValues } from './secretValues';
 
 /**
  * One Automate task's browser: its own context (cookies and storage of no other task), its
@@ -18,6 +19,8 @@ export class BrowserSession {
   private queue: Promise<unknown> = Promise.resolve();
   /** Forms the caller's own answers went into (see `formKey`): their submission has the caller's consent. */
   readonly consentedForms = new Set<string>();
+  /** Values typed here that the model must not read back from the page. */
+  readonly secrets = new SecretValues();
 
   constructor(
     readonly id: string,
