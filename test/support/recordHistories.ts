@@ -2,11 +2,13 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { html, startFixtureServer, type FixtureServer } from './fixtureServer';
+import { startAutomateSite } from './automateSite';
+import { html, startFixtureServer } from './fixtureServer';
 import { projectRoot, startStack, stopStack, type Stack } from './localStack';
 import type { FormatReply, ScriptedReply } from './modelStandIn';
 import { startResearchCorpus } from './researchCorpus';
 import { startSearchStandIn } from './searchStandIn';
+import { sseMessages } from './sseClient';
 
 /**
  * `npm run histories:record`: runs every workflow type on the real stack (real Temporal, workers,
@@ -55,21 +57,33 @@ const FLEET_SCHEMA = {
 const INVALID_ANSWER: ScriptedReply = { content: JSON.stringify({ name: 'Harbour Lamp', price: '42.50 EUR' }) };
 const VALID_ANSWER: ScriptedReply = { content: JSON.stringify({ name: 'Harbour Lamp', price: 42.5 }) };
 
+interface InputRequest {
+  requestId: string;
+  fields: { ref: string; label: string }[];
+}
+
+/** Where a recording's pages are. */
+interface Pages {
+  url(path: string): string;
+}
+
 interface Recording {
   name: string;
   route: string;
-  body: (fixtures: FixtureServer) => Record<string, unknown>;
+  body: (pages: Pages) => Record<string, unknown>;
   replies?: ScriptedReply[];
-  /** Replies by schema name, for runs that ask the model in parallel (Research). */
-  byFormat?: (fixtures: FixtureServer) => Record<string, FormatReply[]>;
+  /** Replies by schema name, for runs that ask the model in parallel (Research) or many times (Automate). */
+  byFormat?: (pages: Pages) => Record<string, FormatReply[]>;
   /** The API's answer; 500 for a run that fails. */
   status?: number;
+  /** The answer to an automate run's input request (`POST /v1/automate/{requestId}/input`), sent when one comes. */
+  input?: (request: InputRequest) => Record<string, unknown>;
 }
 
 const answer = (value: unknown): FormatReply => ({ content: JSON.stringify(value), keep: true });
 
 /** A research run that reads, follows a link, searches a second round, and has its first draft sent back. */
-const researchReplies = (corpus: FixtureServer): Record<string, FormatReply[]> => ({
+const researchReplies = (corpus: Pages): Record<string, FormatReply[]> => ({
   research_plan: [
     answer({
       objective: 'Explain Roman aqueducts',
@@ -116,6 +130,56 @@ const researchReplies = (corpus: FixtureServer): Record<string, FormatReply[]> =
     { content: JSON.stringify({ approved: false, score: 5, observation: 'Thin', feedback: 'Say which survive.' }) },
     answer({ approved: true, score: 8, observation: 'Good', feedback: '' }),
   ],
+});
+
+/** An agent decision, answered when the request's messages contain `when` (see test/e2e/automate.test.ts). */
+const decide = (when: string, step: Record<string, unknown>): FormatReply => ({
+  when,
+  content: JSON.stringify({
+    reasoning: `on a page with ${when}`,
+    action: 'done',
+    ref: null,
+    value: null,
+    dataPath: null,
+    key: null,
+    url: null,
+    seconds: null,
+    direction: null,
+    text: null,
+    ...step,
+  }),
+});
+
+/** An automate task that searches, opens a product, extracts, and has its first answer sent back. */
+const automateReplies = (): Record<string, FormatReply[]> => ({
+  automate_plan: [answer({ plan: 'Search, open, extract', successCriteria: 'The price', actionItems: [] })],
+  automate_action: [
+    decide('Webloom Test Shop', { action: 'fill', ref: '{{ref:searchbox "Search products"}}', value: 'aurora' }),
+    decide('Webloom Test Shop', { action: 'click', ref: '{{ref:button "Search"}}' }),
+    decide('Results for', { action: 'click', ref: '{{ref:link "Aurora Wireless Headphones"}}' }),
+    decide('AUR-HP-001', { action: 'done', text: 'No idea' }),
+    decide('AUR-HP-001', { action: 'extract', text: 'the price' }),
+    { ...decide('AUR-HP-001', { action: 'done', text: 'It costs €129.00' }), keep: true },
+  ],
+  automate_extraction: [answer({ json: '{"price":"€129.00"}' })],
+  automate_validation: [
+    {
+      when: 'No idea',
+      content: JSON.stringify({ completionQuality: 'failed', observation: 'No price', feedback: 'Read it' }),
+    },
+    answer({ completionQuality: 'complete', observation: 'The price', feedback: '' }),
+  ],
+});
+
+/** A checkout that asks the caller for the card, then places the order. */
+const checkoutReplies = (): Record<string, FormatReply[]> => ({
+  automate_plan: [answer({ plan: 'Fill and order', successCriteria: 'An order number', actionItems: [] })],
+  automate_action: [
+    decide('Place order', { action: 'request_input', ref: '{{ref:textbox "Card number"}}', text: 'Payment card' }),
+    decide('Place order', { action: 'click', ref: '{{ref:button "Place order"}}' }),
+    { ...decide('', { action: 'done', text: 'Ordered' }), keep: true },
+  ],
+  automate_validation: [answer({ completionQuality: 'complete', observation: 'Ordered', feedback: '' })],
 });
 
 const RECORDINGS: Recording[] = [
@@ -192,10 +256,28 @@ const RECORDINGS: Recording[] = [
       ],
     }),
   },
+  {
+    name: 'automate-extract-revalidated',
+    route: '/automate',
+    body: (shop) => ({ task: 'Find the price of the Aurora headphones', url: shop.url('/') }),
+    byFormat: automateReplies,
+  },
+  {
+    name: 'automate-interactive-answered',
+    route: '/automate',
+    body: (shop) => ({ task: 'Buy the Aurora headphones', url: shop.url('/checkout'), interactive: true }),
+    byFormat: checkoutReplies,
+    input: (request) => ({
+      fields: [
+        { ref: request.fields.find((field) => field.label === 'Card number')!.ref, value: '4111 1111 1111 1111' },
+        { ref: request.fields.find((field) => field.label === 'CVC')!.ref, value: '123' },
+      ],
+    }),
+  },
 ];
 
-async function record(stack: Stack, client: Client, fixtures: FixtureServer, recording: Recording): Promise<void> {
-  const byFormat = recording.byFormat?.(fixtures);
+async function record(stack: Stack, client: Client, pages: Pages, recording: Recording): Promise<void> {
+  const byFormat = recording.byFormat?.(pages);
   await fetch(`${stack.modelUrl}/__control/script`, {
     method: 'POST',
     body: JSON.stringify({ replies: recording.replies ?? [], byFormat }),
@@ -203,16 +285,38 @@ async function record(stack: Stack, client: Client, fixtures: FixtureServer, rec
   const response = await fetch(`${stack.apiUrl}${recording.route}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ ...recording.body(fixtures), nocache: true }),
+    body: JSON.stringify({ ...recording.body(pages), ...(recording.route === '/automate' ? {} : { nocache: true }) }),
   });
   const workflowId = response.headers.get('x-workflow-id');
   // An event stream is read to its end: the run is over when it ends.
-  const text = await response.text();
+  const text = recording.input ? await answerInput(stack, response, recording.input) : await response.text();
   if (response.status !== (recording.status ?? 200) || !workflowId)
     throw new Error(`${recording.name}: HTTP ${response.status} ${text}`);
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
   await writeFile(path.join(HISTORIES, `${recording.name}.json`), `${historyToJSON(history)}\n`);
   console.log(`${recording.name}: ${history.events?.length} events (${workflowId})`);
+}
+
+/** Reads an automate stream to its end, answering its input request as it comes. */
+async function answerInput(
+  stack: Stack,
+  response: Response,
+  input: (request: InputRequest) => Record<string, unknown>,
+): Promise<string> {
+  const events: string[] = [];
+  for await (const { event, data } of sseMessages(response)) {
+    if (!event) continue;
+    events.push(event);
+    if (event !== 'interactive:form_data:request') continue;
+    const request = JSON.parse(data ?? '{}') as InputRequest;
+    const answered = await fetch(`${stack.apiUrl}/automate/${request.requestId}/input`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(input(request)),
+    });
+    if (answered.status !== 202) throw new Error(`input answer: HTTP ${answered.status}`);
+  }
+  return events.join(' ');
 }
 
 /** `npm run histories:record -- research` records only the recordings whose names start so. */
@@ -231,16 +335,20 @@ async function main(): Promise<void> {
     },
     '/fleet': html(FLEET),
   });
+  const shop = await startAutomateSite();
+  const shopPages: Pages = { url: (pathname) => `${shop.url}${pathname}` };
   const connection = await Connection.connect({ address: stack.temporalAddress });
   try {
     const client = new Client({ connection, namespace: stack.namespace });
     await mkdir(HISTORIES, { recursive: true });
     for (const recording of RECORDINGS) {
       if (ONLY.length > 0 && !ONLY.some((prefix) => recording.name.startsWith(prefix))) continue;
-      await record(stack, client, recording.route === '/research' ? corpus : fixtures, recording);
+      const pages = { '/research': corpus, '/automate': shopPages }[recording.route] ?? fixtures;
+      await record(stack, client, pages, recording);
     }
   } finally {
     await connection.close();
+    await shop.close();
     await fixtures.close();
     await stopStack(stack);
     await search.close();
