@@ -12,6 +12,7 @@ import { describeForm, fillFields } from '../browser/formFields';
 import { withinMs } from '../browser/pageDeadline';
 import { observePage, PAGE_ANSWER_MS, titleOf } from '../browser/pageObservation';
 import {
+  ACTION_TIMEOUT_MS,
   carryOut,
   isPageRefusal,
   NAVIGATION_TIMEOUT_MS,
@@ -36,6 +37,12 @@ export interface SessionActivityDeps {
 
 /** The page text an `extract` step reads at most. */
 export const PAGE_TEXT_MAX_CHARS = 40_000;
+
+/**
+ * Longest one part of a step may wait on the page: a page whose script holds its main thread
+ * would otherwise hold the step (and the session) until the activity times out.
+ */
+const STEP_BOUND_MS = ACTION_TIMEOUT_MS + 1_000;
 
 const INTERNAL_REFUSED = 'access to internal resources is not allowed';
 
@@ -139,10 +146,15 @@ export function createSessionSteps(deps: SessionActivityDeps): SessionSteps {
         }
         let error: string | undefined;
         try {
-          const verdict = await actionVerdict(session, page, action, input.firewall);
+          const verdict = await withinMs(
+            actionVerdict(session, page, action, input.firewall),
+            STEP_BOUND_MS,
+            'reading the element',
+          );
           if (!verdict.allowed)
             return outcomeOf(session, documentsBefore, { success: false, blocked: true, error: verdict.reason });
-          await carryOut(page, action);
+          const bound = action.type === 'navigate' ? NAVIGATION_TIMEOUT_MS + STEP_BOUND_MS : STEP_BOUND_MS;
+          await withinMs(carryOut(page, action), bound, 'the action');
         } catch (err) {
           if (!isPageRefusal(err)) throw err;
           error = shortError(err);
@@ -184,7 +196,11 @@ export function createSessionSteps(deps: SessionActivityDeps): SessionSteps {
     async describeForm(input) {
       return step(input.sessionId, async (session) => {
         try {
-          return await describeForm(await session.page(), input.ref);
+          return await withinMs(
+            describeForm(await session.page(), input.ref),
+            2 * STEP_BOUND_MS,
+            'describing the form',
+          );
         } catch (err) {
           if (!isPageRefusal(err)) throw err;
           // No element at `ref` (the page changed): there is no form to ask about.

@@ -317,7 +317,7 @@ export async function fillFields(
   const fieldErrors: Record<string, string> = {};
   for (const value of values) {
     try {
-      const error = await fillOne(session, page, value, policy);
+      const error = await withinMs(fillOne(session, page, value, policy), 2 * ACTION_TIMEOUT_MS, 'filling the field');
       if (error) fieldErrors[value.ref] = error;
     } catch (err) {
       if (!isPageRefusal(err)) throw err;

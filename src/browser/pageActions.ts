@@ -26,7 +26,7 @@ export class ActionError extends Error {}
 export async function elementOf(page: Page, ref: string): Promise<Locator> {
   if (!REF.test(ref)) throw new ActionError(`"${ref}" is not a ref from the page snapshot`);
   const locator = page.getByRef(ref);
-  if ((await locator.count()) === 0)
+  if ((await withinMs(locator.count(), ACTION_TIMEOUT_MS, 'finding the element')) === 0)
     throw new ActionError(`no element [ref=${ref}] on the page now; observe the page again`);
   return locator;
 }

@@ -56,20 +56,27 @@ async function scaledScreenshot(page: Page): Promise<Buffer> {
  * when asked, a scaled screenshot, whose image comes back only when it is small.
  */
 export async function observePage(page: Page, screenshot: boolean): Promise<Observation> {
-  let text: string;
-  try {
-    text = await withinMs(
-      page.ariaSnapshot({ mode: 'ai', timeout: PAGE_ANSWER_MS }),
-      PAGE_ANSWER_MS + 500,
-      'the snapshot',
-    );
-  } catch (err) {
-    if (!(err instanceof PageUnresponsiveError) && !(err instanceof Error && err.name === 'TimeoutError')) throw err;
-    text = `(the page did not answer within ${PAGE_ANSWER_MS / 1000} s: its script may be holding it)`;
-  }
-  const observation: Observation = { url: page.url(), title: await titleOf(page), ...boundSnapshot(text) };
+  // Once the page has let one question wait out its bound, it is asked nothing more: a frozen
+  // page costs one bound per observation, not one per question.
+  let answering = true;
+  const ask = async <T>(work: () => Promise<T>, what: string): Promise<T | undefined> => {
+    if (!answering) return undefined;
+    try {
+      return await withinMs(work(), PAGE_ANSWER_MS + 500, what);
+    } catch (err) {
+      if (!(err instanceof PageUnresponsiveError) && !(err instanceof Error && err.name === 'TimeoutError')) throw err;
+      answering = false;
+      return undefined;
+    }
+  };
+  const text =
+    (await ask(() => page.ariaSnapshot({ mode: 'ai', timeout: PAGE_ANSWER_MS }), 'the snapshot')) ??
+    `(the page did not answer within ${PAGE_ANSWER_MS / 1000} s: its script may be holding it)`;
+  const title = (await ask(() => page.title(), 'the title')) ?? '';
+  const observation: Observation = { url: page.url(), title, ...boundSnapshot(text) };
   if (screenshot) {
-    const image = await withinMs(scaledScreenshot(page), PAGE_ANSWER_MS, 'the screenshot').catch(() => undefined);
+    // A screenshot is a help, not the observation: one Chromium could not take is left out.
+    const image = await ask(() => scaledScreenshot(page).catch(() => undefined), 'the screenshot');
     if (image) {
       observation.screenshotBytes = image.length;
       if (image.length <= SCREENSHOT_MAX_BYTES)

@@ -146,6 +146,9 @@ describe('browser sessions', () => {
       '/long': html(LONG_PAGE),
       '/login': html(LOGIN_PAGE),
       '/signup': html(SIGNUP_PAGE),
+      '/busy': html(
+        '<!doctype html><title>Busy</title><button onclick="setInterval(() => { for (const end = Date.now() + 60000; Date.now() < end; ); }, 50)">Freeze</button>',
+      ),
       '/submitted': (req, res) => {
         let body = '';
         req.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -281,6 +284,28 @@ describe('browser sessions', () => {
     expect(hidden).toMatchObject({ success: false, error: expect.stringMatching(/Timeout 5000ms/) });
     expect(Date.now() - started).toBeLessThan(9_000);
     await close('s-missing');
+  });
+
+  it('answers in bounded time on a page whose script holds its main thread', async () => {
+    await open('s-busy', site.url('/busy'));
+    const freeze = refOf((await observe('s-busy')).snapshot, 'button', 'Freeze');
+    let started = Date.now();
+    expect(await act('s-busy', { type: 'click', ref: freeze })).toMatchObject({
+      success: true,
+      url: site.url('/busy'),
+    });
+    expect(Date.now() - started).toBeLessThan(8_000);
+    started = Date.now();
+    const seen = await observe('s-busy', true);
+    // Either what the page showed before it froze, or word that it did not answer: never a stalled step.
+    expect(seen.url).toBe(site.url('/busy'));
+    expect(Date.now() - started).toBeLessThan(8_000);
+    started = Date.now();
+    expect(await act('s-busy', { type: 'click', ref: freeze })).toMatchObject({ url: site.url('/busy') });
+    expect(Date.now() - started).toBeLessThan(14_000);
+    started = Date.now();
+    await close('s-busy');
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('refuses to navigate to internal addresses, typed or clicked, and to other schemes', async () => {
