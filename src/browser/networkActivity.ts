@@ -29,12 +29,13 @@ export class NetworkActivity {
     return this.inFlight.size > 0;
   }
 
-  /** Resolves once the page has been quiet for QUIET_MS, or at the deadline (a long poll never ends). */
-  async quiet(deadline: number): Promise<void> {
+  /** Resolves once the page has been quiet for `quietMs`, or at the deadline (a long poll never ends). */
+  async quiet(deadline: number, quietMs = QUIET_MS): Promise<void> {
     while (Date.now() < deadline) {
       const idleFor = Date.now() - this.lastChange;
-      if (this.inFlight.size === 0 && idleFor >= QUIET_MS) return;
-      await new Promise((resolve) => setTimeout(resolve, this.inFlight.size === 0 ? QUIET_MS - idleFor : POLL_MS));
+      if (this.inFlight.size === 0 && idleFor >= quietMs) return;
+      const wait = this.inFlight.size === 0 ? quietMs - idleFor : POLL_MS;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(wait, deadline - Date.now())));
     }
   }
 }

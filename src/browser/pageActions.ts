@@ -12,6 +12,10 @@ export const NAVIGATION_TIMEOUT_MS = 15_000;
 const SETTLE_MS = 5_000;
 /** After the document is there, how long its requests may keep it busy before we look anyway. */
 const NETWORK_SETTLE_MS = 1_500;
+/** How long a page must make no request to count as settled: its scripts start their fetches at once. */
+const SETTLED_QUIET_MS = 100;
+/** How long after an action its handler may take to start a navigation. */
+const HANDLER_START_MS = 30;
 
 /** Longest a scroll may animate before we look anyway (a page at its end does not scroll at all). */
 const SCROLL_END_MS = 1_000;
@@ -50,20 +54,21 @@ export function isPageRefusal(err: unknown): boolean {
 
 /**
  * Waits, within SETTLE_MS, for what the action set off: a navigation to commit and its document
- * to load its content, then the network to go quiet for a moment.
+ * to load its content, then the page's own requests (its scripts' fetches) to go quiet for a
+ * moment. Each wait ends as soon as its condition holds: an agent step is mostly this wait, so
+ * a fixed pause would be paid on every step.
  */
-export async function settle(session: BrowserSession, documentsBefore: number): Promise<void> {
+export async function settle(session: BrowserSession, documentsBefore: number, mayNavigate = true): Promise<void> {
   const deadline = Date.now() + SETTLE_MS;
-  const page = await session.page();
-  // A click's handler may start its navigation a moment later; the network wait covers that moment.
-  await session.networkOf(page).quiet(Math.min(deadline, Date.now() + 250));
-  while (session.navigationPending() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  // A click's (or a key's, or a choice's) handler may start its navigation a moment after the action returns.
+  if (mayNavigate) await new Promise((resolve) => setTimeout(resolve, HANDLER_START_MS));
+  while (session.navigationPending() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   const current = await session.page();
   if (session.documents !== documentsBefore)
     await current
       .waitForLoadState('domcontentloaded', { timeout: Math.max(1, deadline - Date.now()) })
       .catch(() => undefined);
-  await session.networkOf(current).quiet(Math.min(deadline, Date.now() + NETWORK_SETTLE_MS));
+  await session.networkOf(current).quiet(Math.min(deadline, Date.now() + NETWORK_SETTLE_MS), SETTLED_QUIET_MS);
 }
 
 /** Only web pages: no `file:`, `javascript:`, `data:` or browser-internal URLs. */
