@@ -4,7 +4,13 @@ import { requireProxyFor, type GeoSettings } from '../config';
 import { ServiceError } from '../errors';
 import type { AddressPolicy } from '../net/addressPolicy';
 import { boundMarkdown } from '../extraction/bound';
-import { SESSION_LOST, type ActionOutcome, type SessionOpening, type SessionSteps } from '../operations/automate';
+import {
+  SESSION_LOST,
+  type ActionOutcome,
+  type Observation,
+  type SessionOpening,
+  type SessionSteps,
+} from '../operations/automate';
 import { SessionLostError, SessionsFullError, type BrowserSessions } from '../browser/browserSessions';
 import type { BrowserSession } from '../browser/browserSession';
 import { actionVerdict } from '../browser/actionFirewall';
@@ -115,54 +121,64 @@ export function createSessionSteps(deps: SessionActivityDeps): SessionSteps {
     }
   };
 
+  /** What the agent sees of the page, without the values it must not read back. */
+  const observed = async (session: BrowserSession, screenshot: boolean): Promise<Observation> => {
+    const observation = await observePage(await session.page(), screenshot);
+    return { ...observation, snapshot: session.secrets.hide(observation.snapshot) };
+  };
+
+  /** Performs an action through the firewall; the page's refusals are the outcome, not failures. */
+  const act = async (session: BrowserSession, input: Parameters<SessionSteps['performAction']>[0]) => {
+    const { action } = input;
+    const page = await session.page();
+    const documentsBefore = session.documents;
+    const blockedBefore = session.proxy.blocked.length;
+    if (action.type === 'navigate') {
+      const url = webUrl(action.url);
+      if (!url)
+        return outcomeOf(session, documentsBefore, {
+          success: false,
+          error: 'only http and https URLs can be opened',
+        });
+      try {
+        await deps.policy.checkUrl(url);
+      } catch (err) {
+        if (!(err instanceof ServiceError)) throw err;
+        const error = err.code === 'internal_address' ? INTERNAL_REFUSED : (err.detail ?? err.message);
+        return outcomeOf(session, documentsBefore, { success: false, error });
+      }
+    }
+    let error: string | undefined;
+    try {
+      const verdict = await withinMs(
+        actionVerdict(session, page, action, input.firewall),
+        STEP_BOUND_MS,
+        'reading the element',
+      );
+      if (!verdict.allowed)
+        return outcomeOf(session, documentsBefore, { success: false, blocked: true, error: verdict.reason });
+      const bound = action.type === 'navigate' ? NAVIGATION_TIMEOUT_MS + STEP_BOUND_MS : STEP_BOUND_MS;
+      await withinMs(carryOut(page, action), bound, 'the action');
+    } catch (err) {
+      if (!isPageRefusal(err)) throw err;
+      error = shortError(err);
+    }
+    await settle(session, documentsBefore, action.type !== 'fill' && action.type !== 'scroll');
+    const host = refusedHost(session, blockedBefore, (await session.page()).url());
+    if (host) error = `${INTERNAL_REFUSED} (${host})`;
+    return outcomeOf(session, documentsBefore, error === undefined ? { success: true } : { success: false, error });
+  };
+
   return {
     async observePage(input) {
-      return step(input.sessionId, async (session) => {
-        const observation = await observePage(await session.page(), input.screenshot);
-        return { ...observation, snapshot: session.secrets.hide(observation.snapshot) };
-      });
+      return step(input.sessionId, (session) => observed(session, input.screenshot));
     },
 
+    // The page after the action comes with the outcome when asked: the next step needs no round trip of its own.
     async performAction(input) {
-      const { action } = input;
       return step(input.sessionId, async (session): Promise<ActionOutcome> => {
-        const page = await session.page();
-        const documentsBefore = session.documents;
-        const blockedBefore = session.proxy.blocked.length;
-        if (action.type === 'navigate') {
-          const url = webUrl(action.url);
-          if (!url)
-            return outcomeOf(session, documentsBefore, {
-              success: false,
-              error: 'only http and https URLs can be opened',
-            });
-          try {
-            await deps.policy.checkUrl(url);
-          } catch (err) {
-            if (!(err instanceof ServiceError)) throw err;
-            const error = err.code === 'internal_address' ? INTERNAL_REFUSED : (err.detail ?? err.message);
-            return outcomeOf(session, documentsBefore, { success: false, error });
-          }
-        }
-        let error: string | undefined;
-        try {
-          const verdict = await withinMs(
-            actionVerdict(session, page, action, input.firewall),
-            STEP_BOUND_MS,
-            'reading the element',
-          );
-          if (!verdict.allowed)
-            return outcomeOf(session, documentsBefore, { success: false, blocked: true, error: verdict.reason });
-          const bound = action.type === 'navigate' ? NAVIGATION_TIMEOUT_MS + STEP_BOUND_MS : STEP_BOUND_MS;
-          await withinMs(carryOut(page, action), bound, 'the action');
-        } catch (err) {
-          if (!isPageRefusal(err)) throw err;
-          error = shortError(err);
-        }
-        await settle(session, documentsBefore);
-        const host = refusedHost(session, blockedBefore, (await session.page()).url());
-        if (host) error = `${INTERNAL_REFUSED} (${host})`;
-        return outcomeOf(session, documentsBefore, error === undefined ? { success: true } : { success: false, error });
+        const outcome = await act(session, input);
+        return input.observe ? { ...outcome, observation: await observed(session, input.observe.screenshot) } : outcome;
       });
     },
 

@@ -110,6 +110,8 @@ export interface ActionOutcome {
   title: string;
   /** The action led to another document. */
   navigated: boolean;
+  /** The page after the action, when asked for: the next step's observation. */
+  observation?: Observation;
 }
 
 /** A field of an input request (spec 6.1 `interactive:form_data:request`), with the rules its value must meet. */
@@ -152,7 +154,13 @@ export interface SessionOpening {
 /** Activities on the queue of the worker that holds the session (`OpenedSession.queue`). */
 export interface SessionSteps {
   observePage(input: { sessionId: string; screenshot: boolean }): Promise<Observation>;
-  performAction(input: { sessionId: string; action: BrowserAction; firewall: FirewallPolicy }): Promise<ActionOutcome>;
+  performAction(input: {
+    sessionId: string;
+    action: BrowserAction;
+    firewall: FirewallPolicy;
+    /** Observe the page after the action, and answer with it. */
+    observe?: { screenshot: boolean };
+  }): Promise<ActionOutcome>;
   /** The page's text (Markdown), bounded, for an `extract` step. */
   readPageText(input: { sessionId: string }): Promise<{ url: string; title: string; text: string }>;
   /** The fields of the form around `ref` (or of the page) an input request asks for. */

@@ -124,6 +124,8 @@ class AutomateRun {
   private reconnects = 0;
   private validations = 0;
   private feedback?: string;
+  /** The page as the last action left it, observed with it: the next step starts from it. */
+  private observed?: Observation;
   private plan: TaskPlan = { plan: '', successCriteria: '', actionItems: [] };
   private readonly steps: StepNote[] = [];
   private readonly extracted: string[] = [];
@@ -224,7 +226,8 @@ class AutomateRun {
   private async step(): Promise<Ending | undefined> {
     let page: Observation;
     try {
-      page = await this.observe(this.input.screenshots);
+      page = this.observed ?? (await this.observe(this.input.screenshots));
+      this.observed = undefined;
     } catch (err) {
       if (!sessionLost(err)) throw err;
       await this.reconnect();
@@ -463,6 +466,7 @@ class AutomateRun {
   private async reconnect(): Promise<void> {
     const lastUrl = this.session?.url;
     this.session = undefined;
+    this.observed = undefined;
     if (++this.reconnects > MAX_RECONNECTS) throw new Error('the browser session was lost too many times');
     this.emit('cdp:endpoint_cycle', {
       attempt: this.reconnects,
@@ -491,7 +495,11 @@ class AutomateRun {
 
   private async observe(screenshot: boolean): Promise<Observation> {
     const session = this.session!;
-    const page = await session.steps.observePage({ sessionId: session.id, screenshot });
+    return this.seen(await session.steps.observePage({ sessionId: session.id, screenshot }));
+  }
+
+  /** An observation of the page: where the session is, and its screenshot for the stream. */
+  private seen(page: Observation): Observation {
     this.moved(page.url, page.title, false);
     if (page.screenshotBytes !== undefined) {
       this.emit('browser:screenshot_captured', { format: 'jpeg', size: page.screenshotBytes });

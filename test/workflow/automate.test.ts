@@ -85,13 +85,14 @@ const activities = {
   async observePage(): Promise<Observation> {
     return { ...page, snapshot: '- button "Buy" [ref=e1]', truncated: false };
   },
-  async performAction(input: { action: BrowserAction }): Promise<ActionOutcome> {
+  async performAction(input: { action: BrowserAction; observe?: object }): Promise<ActionOutcome> {
     if (++doubles.calls === doubles.loseAt) throw ApplicationFailure.nonRetryable('no such session', SESSION_LOST);
     doubles.performed.push(input.action);
     if (input.action.type === 'navigate') page = { url: input.action.url, title: 'Elsewhere' };
-    return doubles.actionFails
+    const outcome = doubles.actionFails
       ? { success: false, error: 'element not found', ...page, navigated: false }
       : { success: true, ...page, navigated: input.action.type === 'navigate' };
+    return input.observe ? { ...outcome, observation: await activities.observePage() } : outcome;
   },
   async readPageText() {
     return { ...page, text: 'Price: 12 EUR' };
