@@ -6,6 +6,7 @@ import { ulid } from 'ulid';
 import type { Config } from '../config';
 import { workflowIdOf } from '../events/streams';
 import type { Logger } from '../logger';
+import { runLabels } from '../runLabels';
 import { resultThroughOutages, startThroughOutages } from './throughOutages';
 import type { ApiState } from './state';
 
@@ -17,7 +18,7 @@ import type { ApiState } from './state';
 
 export interface RunOptions<W extends Workflow> {
   args: Parameters<W>;
-  /** Shown in the Temporal UI beside the run. */
+  /** Shown in the Temporal UI beside the run, and its host is a search attribute. */
   url?: string;
   timeout: Duration;
 }
@@ -63,8 +64,7 @@ export function createRunStarter(config: Config, client: Client, logger: Logger)
         taskQueue: config.taskQueues.workflows,
         args: options.args,
         workflowExecutionTimeout: options.timeout,
-        memo: { organization, operation, ...(options.url ? { url: options.url } : {}) },
-        staticSummary: options.url ? `${operation} ${options.url}` : operation,
+        ...runLabels(organization, operation, options.url),
       } as unknown as WorkflowStartOptions<Workflow>;
       await startThroughOutages(client, workflow, start, deadline, onOutage(workflowId));
       return { workflowId, id, deadline };

@@ -1,5 +1,7 @@
 import net from 'node:net';
 import { Connection } from '@temporalio/client';
+import { registerSearchAttributes } from '../registerSearchAttributes';
+import { SEARCH_ATTRIBUTES } from '../searchAttributes';
 import { spawnChild, waitUntil, type Child, type SpawnOptions } from './children';
 
 export interface DevServerOptions {
@@ -39,6 +41,8 @@ export async function startDevServer(options: DevServerOptions): Promise<Child> 
   // With one history shard, the transfer queue is polled at most 20 times a second by default,
   // so each step of a run (task created -> task dispatched) waited ~40 ms for the next poll.
   args.push('--dynamic-config-value', 'history.transferProcessorMaxPollRPS=1000');
+  for (const { name, type } of SEARCH_ATTRIBUTES)
+    args.push('--search-attribute', `${name}=${searchAttributeTypeFlag(type)}`);
   const server = spawnChild('temporal', options.cliPath, args, { onLine: options.output });
   try {
     await waitUntil(
@@ -55,12 +59,29 @@ export async function startDevServer(options: DevServerOptions): Promise<Child> 
       },
       60_000,
     );
+    // The CLI registers --search-attribute only in a database it creates: one kept from an
+    // earlier version gets the attributes added since here.
+    const connection = await Connection.connect({ address: `127.0.0.1:${options.port}` });
+    try {
+      await registerSearchAttributes(connection, options.namespace);
+    } finally {
+      await connection.close();
+    }
   } catch (err) {
     // The caller gets no handle on a server that never came up, so nothing else could stop it.
     await server.stop();
     throw err;
   }
   return server;
+}
+
+/** The CLI's spelling of a search attribute type: `KEYWORD` is `Keyword`, `KEYWORD_LIST` is `KeywordList`. */
+function searchAttributeTypeFlag(type: string): string {
+  return type
+    .toLowerCase()
+    .split('_')
+    .map((word) => word[0]!.toUpperCase() + word.slice(1))
+    .join('');
 }
 
 /** A port the OS says is free right now. */

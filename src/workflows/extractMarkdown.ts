@@ -1,5 +1,6 @@
 import type { ExtractMarkdownInput, ExtractMarkdownResult } from '../operations/extractMarkdown';
 import { obtainPage } from './obtainPage';
+import { recordingOutcome } from './outcome';
 
 /**
  * Fetch a URL and turn the page into Markdown. Metadata always comes back apart: the API caches
@@ -10,11 +11,13 @@ export async function extractMarkdown({
   queues,
   timeouts,
 }: ExtractMarkdownInput): Promise<ExtractMarkdownResult> {
-  const converted = await obtainPage(
-    request,
-    queues,
-    { as: 'markdown', content: request.content },
-    { activityTimeouts: timeouts },
-  );
-  return { url: request.url, ...converted };
+  return recordingOutcome(async () => {
+    const converted = await obtainPage(
+      request,
+      queues,
+      { as: 'markdown', content: request.content },
+      { activityTimeouts: timeouts },
+    );
+    return { url: request.url, ...converted };
+  });
 }

@@ -28,6 +28,7 @@ import { domainOf, pageKey, urlsInQuery } from '../research/queryUrls';
 import { stopReasonAfter, type StopReason } from '../research/stopRule';
 import type { PageQueues } from '../operations/pageRequest';
 import { obtainPageFacts } from './obtainPage';
+import { recordingOutcome } from './outcome';
 import type { ActivityTimeouts } from '../timeouts';
 
 export interface ResearchRequest {
@@ -117,7 +118,7 @@ function describe(err: unknown): string {
  */
 export async function research(input: ResearchInput): Promise<void> {
   const log = new EventLog<ResearchEvents>(researchStream, input.stream);
-  await log.run(() => new ResearchRun(input, log).run());
+  await recordingOutcome(() => log.run(() => new ResearchRun(input, log).run()));
 }
 
 class ResearchRun {

@@ -5,6 +5,7 @@ import { MODEL_FAILED } from '../errors';
 import { mergeAnswers } from '../structured/merge';
 import type { StructuredJsonInput } from '../operations/structuredJson';
 import { obtainPage, TIMEOUTS_BEFORE_INPUT } from './obtainPage';
+import { recordingOutcome } from './outcome';
 
 /** The operation's own failure, by spec: 500 `failed to generate JSON` or `failed to transform data`. */
 const FAILURE_TYPE = { extract: 'generation_failed', generate: 'transform_failed' } as const;
@@ -90,10 +91,10 @@ async function structuredJson(task: 'extract' | 'generate', input: StructuredJso
 
 /** Extract JSON (spec §2.6). */
 export async function extractJson(input: StructuredJsonInput): Promise<unknown> {
-  return structuredJson('extract', input);
+  return recordingOutcome(() => structuredJson('extract', input));
 }
 
 /** Generate JSON (spec §2.7): the same, guided by the caller's instructions. */
 export async function generateJson(input: StructuredJsonInput): Promise<unknown> {
-  return structuredJson('generate', input);
+  return recordingOutcome(() => structuredJson('generate', input));
 }

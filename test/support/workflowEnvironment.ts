@@ -7,6 +7,7 @@ import {
 } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { dataConverter } from '../../src/payloadCodec';
+import { indexedSearchAttributes } from '../../src/registerSearchAttributes';
 
 /**
  * For workflow tests: the real workflow code against Temporal's time-skipping test server, with
@@ -33,10 +34,17 @@ async function startTimeSkippingEnvironment(): Promise<TestWorkflowEnvironment> 
       'TEST_TEMPORAL_TEST_SERVER is not set: workflow tests run under the workflow project (npm run test:workflow)',
     );
   quietRuntime();
-  return TestWorkflowEnvironment.createTimeSkipping({
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path } },
     client: { dataConverter },
   });
+  // Workflows set the service's search attributes, which the server refuses unless registered.
+  // The test server can add them but not list them, so they are added as they are.
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: env.namespace ?? 'default',
+    searchAttributes: indexedSearchAttributes(),
+  });
+  return env;
 }
 
 /** The service's workflows, bundled once per test file as the workflow worker bundles them. */

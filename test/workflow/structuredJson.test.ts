@@ -1,10 +1,11 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { WorkflowFailedError } from '@temporalio/client';
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { AskModelInput, ModelAnswer, ValidateInput } from '../../src/activities/askModel';
 import type { ModelInput } from '../../src/activities/readPage';
 import { MODEL_FAILED } from '../../src/errors';
 import type { ObtainedPage } from '../../src/types';
 import type { StructuredJsonInput } from '../../src/operations/structuredJson';
+import { ERROR_CODE, OUTCOME } from '../../src/searchAttributes';
 import { startWorkflowTier, type WorkflowTier } from '../support/workflowEnvironment';
 
 /**
@@ -92,7 +93,7 @@ beforeEach(() => {
   };
 });
 
-function run(workflow: 'extractJson' | 'generateJson', repairAttempts = 2): Promise<unknown> {
+function start(workflow: 'extractJson' | 'generateJson', repairAttempts = 2): Promise<WorkflowHandle> {
   const input: StructuredJsonInput = {
     request: {
       url: URL,
@@ -103,11 +104,15 @@ function run(workflow: 'extractJson' | 'generateJson', repairAttempts = 2): Prom
     queues: { fetch: TASK_QUEUE, browser: TASK_QUEUE, model: TASK_QUEUE },
     repairAttempts,
   };
-  return tier.env.client.workflow.execute(workflow, {
+  return tier.env.client.workflow.start(workflow, {
     taskQueue: TASK_QUEUE,
     workflowId: `${workflow}-${Math.random().toString(36).slice(2)}`,
     args: [input],
   });
+}
+
+async function run(workflow: 'extractJson' | 'generateJson', repairAttempts = 2): Promise<unknown> {
+  return (await start(workflow, repairAttempts)).result();
 }
 
 async function failureOf(run: Promise<unknown>): Promise<ApplicationFailure> {
@@ -201,5 +206,28 @@ describe('a page in chunks', () => {
     expect(failure.message).toBe(
       'the merged answer does not match the schema: (root) must NOT have additional properties: colour',
     );
+  });
+});
+
+describe('the outcome in search attributes', () => {
+  async function outcomeOf(handle: WorkflowHandle): Promise<{ outcome?: string; errorCode?: string }> {
+    await handle.result().catch(() => undefined);
+    const { typedSearchAttributes } = await handle.describe();
+    return { outcome: typedSearchAttributes.get(OUTCOME), errorCode: typedSearchAttributes.get(ERROR_CODE) };
+  }
+
+  it('records a completed run, and a failed one with its error code', async () => {
+    doubles.replies = [valid];
+    expect(await outcomeOf(await start('extractJson'))).toEqual({ outcome: 'completed', errorCode: undefined });
+    doubles.replies = [invalid, invalid, invalid];
+    expect(await outcomeOf(await start('generateJson'))).toEqual({ outcome: 'failed', errorCode: 'transform_failed' });
+  });
+
+  it('records a run cancelled while it waits', async () => {
+    doubles.replies = [ApplicationFailure.create({ type: 'model_transient', message: 'busy', nextRetryDelay: '1h' })];
+    const handle = await start('extractJson');
+    while (doubles.asked.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    await handle.cancel();
+    expect(await outcomeOf(handle)).toEqual({ outcome: 'cancelled', errorCode: undefined });
   });
 });
