@@ -1,4 +1,8 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
 import { Client, Connection, type WorkflowExecutionDescription } from '@temporalio/client';
+import { ulid } from 'ulid';
+import { workflowIdOf } from '../../src/events/streams';
 import { dataConverter } from '../../src/payloadCodec';
 import { ERROR_CODE, OPERATION, ORGANIZATION, OUTCOME, URL_HOST } from '../../src/searchAttributes';
 import { post } from '../support/api';
@@ -6,9 +10,11 @@ import { html, startFixtureServer, type FixtureServer } from '../support/fixture
 import { FIXTURE_HOST } from '../support/localStack';
 
 /**
- * Finding runs on the real stack: the search attributes a run gets from the API and its workflow.
+ * Finding and replaying runs on the real stack: the search attributes a run gets from the API
+ * and its workflow, and `npm run replay` (as built in dist/) against a real failed run.
  */
 
+const TOOLS = path.resolve(__dirname, '..', '..', 'dist', 'src', 'tools');
 const ARTICLE = `<html><head><title>Harbour</title></head><body><article><h1>Harbour</h1>
 <p>${'The nets are mended by hand on the long stone quay every morning. '.repeat(8)}</p></article></body></html>`;
 
@@ -26,6 +32,22 @@ afterAll(async () => {
   await connection?.close();
   await fixtures?.close();
 });
+
+interface ToolRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs one of the run tools as `npm run <tool>` does, with the stack's settings. */
+function tool(name: 'replayRun', ...args: string[]): Promise<ToolRun> {
+  const env = JSON.parse(process.env.TEST_STACK_ENV ?? '{}') as NodeJS.ProcessEnv;
+  return new Promise((resolve) => {
+    execFile(process.execPath, [path.join(TOOLS, `${name}.js`), ...args], { env }, (err, stdout, stderr) =>
+      resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
 
 /** Workflow ids a visibility query finds, once it finds at least one (visibility lags a little). */
 async function listed(query: string): Promise<string[]> {
@@ -79,5 +101,21 @@ describe('search attributes', () => {
     expect(res.status).toBe(200);
     const run = await client.workflow.getHandle(res.headers.get('x-workflow-id')!).describe();
     expect(attributes(run)).toMatchObject({ organization: 'test-org', outcome: 'completed', errorCode: undefined });
+  });
+});
+
+describe('npm run replay', () => {
+  it('replays a failed run against the current workflow code and finds no divergence', async () => {
+    const workflowId = await failedRun();
+    const replay = await tool('replayRun', workflowId);
+    expect(replay.stderr).toBe('');
+    expect(replay.stdout).toMatch(/\(extractMarkdown, failed\)\nreplayed \d+ events: no divergence\n$/);
+    expect(replay.code).toBe(0);
+  });
+
+  it('says so when there is no such run', async () => {
+    const replay = await tool('replayRun', workflowIdOf('test-org', 'extract-markdown', ulid()));
+    expect(replay.stderr).toMatch(/^no such run: /);
+    expect(replay.code).toBe(1);
   });
 });
