@@ -70,3 +70,19 @@ export function parseRunId(runId: string): { operation: StreamedOperationName; u
 export function workflowIdOf(organization: string, operation: string, ulid: string): string {
   return `${organization}/${operation}/${ulid}`;
 }
+
+/** The parts of a workflow id of that format; undefined for any other id. */
+export function parseWorkflowId(
+  workflowId: string,
+): { organization: string; operation: string; ulid: string } | undefined {
+  // From the right: an organization's name is the one part that might hold a slash.
+  const ulidAt = workflowId.lastIndexOf('/');
+  const operationAt = workflowId.lastIndexOf('/', ulidAt - 1);
+  if (operationAt <= 0) return undefined;
+  const parts = {
+    organization: workflowId.slice(0, operationAt),
+    operation: workflowId.slice(operationAt + 1, ulidAt),
+    ulid: workflowId.slice(ulidAt + 1),
+  };
+  return parts.operation && ULID.test(parts.ulid) ? parts : undefined;
+}

@@ -5,7 +5,7 @@ import { dataConverter } from '../payloadCodec';
 import { connectionOptions } from '../temporalConnection';
 
 /**
- * What the run tools (`npm run replay`) share: their arguments, a client
+ * What the run tools (`npm run replay`, `npm run retry`) share: their arguments, a client
  * connected as the API and the workers are (the same settings, src/config.ts), and plain
  * words and an exit code for whatever goes wrong.
  */
@@ -14,17 +14,18 @@ export interface ToolArgs {
   workflowId: string;
   /** A run of the workflow id other than its latest. */
   runId?: string;
+  force: boolean;
 }
 
 /** A failure the tool explains in its own words, without a stack. */
 export class ToolError extends Error {}
 
-export function readToolArgs(argv: string[], usage: string): ToolArgs {
+export function readToolArgs(argv: string[], usage: string, withForce = false): ToolArgs {
   let parsed;
   try {
     parsed = parseArgs({
       args: argv,
-      options: { run: { type: 'string' } },
+      options: { run: { type: 'string' }, ...(withForce ? { force: { type: 'boolean' as const } } : {}) },
       allowPositionals: true,
     });
   } catch (err) {
@@ -32,7 +33,7 @@ export function readToolArgs(argv: string[], usage: string): ToolArgs {
   }
   const [workflowId, ...rest] = parsed.positionals;
   if (!workflowId || rest.length > 0) throw new ToolError(`usage: ${usage}`);
-  return { workflowId, runId: parsed.values.run };
+  return { workflowId, runId: parsed.values.run, force: parsed.values.force === true };
 }
 
 /**
