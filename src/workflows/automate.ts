@@ -30,6 +30,7 @@ import {
 } from '../operations/automate';
 import type { Decision, PageView, StepNote, TaskPlan } from '../prompts/automate.v1';
 import { InputRequests } from './inputRequests';
+import { recordingOutcome } from './outcome';
 
 /** Failed actions in a row after which the agent gives up (MAX_ERRORS). */
 const MAX_CONSECUTIVE_ERRORS = 5;
@@ -106,9 +107,11 @@ function sessionLost(err: unknown): boolean {
 export async function automate(input: AutomateInput): Promise<void> {
   const log = new EventLog<AutomateEvents>(automateStream, input.stream);
   const requests = new InputRequests();
-  const ending = await log.run(() => new AutomateRun(input, log, requests).run());
-  if (ending.error && FAILING_CODES.has(ending.error.code))
-    throw ApplicationFailure.nonRetryable(ending.error.message, ending.error.code);
+  await recordingOutcome(async () => {
+    const ending = await log.run(() => new AutomateRun(input, log, requests).run());
+    if (ending.error && FAILING_CODES.has(ending.error.code))
+      throw ApplicationFailure.nonRetryable(ending.error.message, ending.error.code);
+  });
 }
 
 class AutomateRun {
