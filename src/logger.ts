@@ -1,5 +1,6 @@
 import pino from 'pino';
 import type { Logger as TemporalLogger, LogLevel, LogMetadata } from '@temporalio/common';
+import { organizationOf } from './events/streams';
 
 export type Logger = pino.Logger;
 
@@ -7,7 +8,41 @@ export function createLogger(level: string, name: string): Logger {
   return pino({ level, name, base: { pid: process.pid } });
 }
 
-/** Temporal's SDK logs through our pino logger, so one process writes one log format. */
+/** What names a run on a log line: its organization (from the workflow id), workflow id and run id. */
+export interface RunFields {
+  organization?: string;
+  workflowId: string;
+  runId?: string;
+}
+
+export function runFields(workflowId: string, runId?: string): RunFields {
+  return { organization: organizationOf(workflowId), workflowId, ...(runId ? { runId } : {}) };
+}
+
+/**
+ * Temporal's metadata, named as the API's lines name the same things: a workflow's lines carry
+ * `runId` and an activity's `workflowRunId`, so both get `runId`, and every line of a run its
+ * organization. The task token is dropped: whoever holds it can complete the activity.
+ */
+function temporalFields(meta: LogMetadata): Record<string, unknown> {
+  const { workflowRunId, error, ...fields } = meta;
+  delete fields.taskToken;
+  const workflowId = typeof fields.workflowId === 'string' ? fields.workflowId : undefined;
+  const runId =
+    typeof fields.runId === 'string' ? fields.runId : typeof workflowRunId === 'string' ? workflowRunId : undefined;
+  return {
+    ...fields,
+    ...(workflowId ? runFields(workflowId, runId) : {}),
+    // pino serializes errors (message, stack) only under `err`.
+    ...(error instanceof Error ? { err: error } : error === undefined ? {} : { error }),
+  };
+}
+
+/**
+ * Temporal's SDK logs through our pino logger, so one process writes one log format: the
+ * worker's own lines, workflow code's (`log` of @temporalio/workflow) and activities'
+ * (`Context.current().log`), each with the run it belongs to.
+ */
 export function temporalLogger(logger: Logger): TemporalLogger {
   const levels: Record<LogLevel, pino.Level> = {
     TRACE: 'trace',
@@ -17,7 +52,7 @@ export function temporalLogger(logger: Logger): TemporalLogger {
     ERROR: 'error',
   };
   const log = (level: LogLevel, message: string, meta?: LogMetadata): void =>
-    logger[levels[level]](meta ?? {}, message);
+    logger[levels[level]](meta ? temporalFields(meta) : {}, message);
   return {
     log,
     trace: (message, meta) => log('TRACE', message, meta),

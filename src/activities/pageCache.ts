@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import { markdownCacheKey, type ResultCache } from '../cache/resultCache';
 import type { ObtainedPage } from '../types';
 import type { MarkdownReading, PageReading, ReadingOf } from './readPage';
@@ -60,4 +61,9 @@ export async function throughCache<R extends PageReading>(
     ...obtained,
     reading: researchReadingOf(obtained.reading, reading.tokens, obtained.finalUrl) as ReadingOf<R>,
   };
+}
+
+/** A failed cache write only costs a later miss: it goes to the activity's log, whose lines name the run. */
+export function logCacheWriteError(err: unknown): void {
+  Context.current().log.warn('cache write failed', { error: err });
 }

@@ -5,10 +5,10 @@ import type { Context } from 'koa';
 import { ulid } from 'ulid';
 import type { Config } from '../config';
 import { workflowIdOf } from '../events/streams';
-import type { Logger } from '../logger';
+import { runFields, type Logger } from '../logger';
 import { runLabels } from '../runLabels';
 import { resultThroughOutages, startThroughOutages } from './throughOutages';
-import type { ApiState } from './state';
+import { identify, type ApiState } from './state';
 
 /**
  * How the API starts the one workflow of a request, for every operation: answered with its result
@@ -46,7 +46,7 @@ export interface RunStarter {
 export function createRunStarter(config: Config, client: Client, logger: Logger): RunStarter {
   const onOutage = (workflowId: string) => (err: unknown) =>
     logger.warn(
-      { workflowId, err: err instanceof Error ? err.message : String(err) },
+      { ...runFields(workflowId), err: err instanceof Error ? err.message : String(err) },
       'Temporal unreachable; waiting for it',
     );
   return {
@@ -56,7 +56,7 @@ export function createRunStarter(config: Config, client: Client, logger: Logger)
       const id = ulid();
       // The id names the organization and operation so runs can be found by either in the UI.
       const workflowId = workflowIdOf(organization, operation, id);
-      state.workflowId = workflowId;
+      identify(state, { workflowId });
       ctx.set('x-workflow-id', workflowId);
       const deadline = Date.now() + msToNumber(options.timeout);
       const start = {
@@ -66,7 +66,7 @@ export function createRunStarter(config: Config, client: Client, logger: Logger)
         workflowExecutionTimeout: options.timeout,
         ...runLabels(organization, operation, options.url),
       } as unknown as WorkflowStartOptions<Workflow>;
-      await startThroughOutages(client, workflow, start, deadline, onOutage(workflowId));
+      identify(state, { runId: await startThroughOutages(client, workflow, start, deadline, onOutage(workflowId)) });
       return { workflowId, id, deadline };
     },
 

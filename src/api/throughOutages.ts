@@ -41,7 +41,7 @@ async function throughOutages<T>(
  * throws; here such failures are tried again until `deadline`, past which the run could not be
  * going on anyway. The run's id is unique to the request and may not be reused, so a start tried
  * again never makes a second run: if the id is taken, the earlier attempt got through before the
- * connection broke.
+ * connection broke. Resolves with the run id, unknown (undefined) in that case.
  */
 export async function startThroughOutages<W extends Workflow>(
   client: Client,
@@ -49,14 +49,15 @@ export async function startThroughOutages<W extends Workflow>(
   options: WorkflowStartOptions<W>,
   deadline: number,
   onOutage: (err: unknown) => void,
-): Promise<void> {
+): Promise<string | undefined> {
   const start = { ...options, workflowIdReusePolicy: 'REJECT_DUPLICATE' } as WorkflowStartOptions<W>;
-  await throughOutages(
+  return throughOutages(
     async (retry) => {
       try {
-        await client.workflow.start(workflow, start);
+        return (await client.workflow.start(workflow, start)).firstExecutionRunId;
       } catch (err) {
         if (!(retry && err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        return undefined;
       }
     },
     deadline,

@@ -86,3 +86,8 @@ export function parseWorkflowId(
   };
   return parts.operation && ULID.test(parts.ulid) ? parts : undefined;
 }
+
+/** The organization a run belongs to, from its workflow id; undefined for an id of another shape. */
+export function organizationOf(workflowId: string): string | undefined {
+  return parseWorkflowId(workflowId)?.organization;
+}

@@ -9,8 +9,8 @@ import { BrowserSessions } from '../browser/browserSessions';
 import { GuardProxy } from '../browser/guardProxy';
 import { AddressPolicy } from '../net/addressPolicy';
 import type { ReadingPool } from '../activities/readingPool';
+import { logCacheWriteError } from '../activities/pageCache';
 import { createResultCache } from '../cache/createCache';
-import { createLogger } from '../logger';
 import { createServiceWorker, type RoleWorkers } from './role';
 
 /**
@@ -31,7 +31,6 @@ export async function createBrowserWorkers(
   const policy = new AddressPolicy(config.allowInternalHosts);
   const proxy = new GuardProxy(policy);
   const sessions = new BrowserSessions(pool, proxy, config.browser.sessions);
-  const logger = createLogger(config.logLevel, 'browser');
   const sessionQueue = `${config.taskQueues.browser}-session-${os.hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
   const sessionDeps = {
     sessions,
@@ -53,7 +52,7 @@ export async function createBrowserWorkers(
         userAgent: config.fetch.userAgent,
         reader: reader(),
         cache: createResultCache(config.cache),
-        onCacheWriteError: (err) => logger.warn({ err }, 'cache write failed'),
+        onCacheWriteError: logCacheWriteError,
       }),
       ...createSessionOpening(sessionDeps),
     },

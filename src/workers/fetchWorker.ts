@@ -3,8 +3,8 @@ import type { Config } from '../config';
 import { createRobotsActivities } from '../activities/checkRobots';
 import { createFetchActivities } from '../activities/fetchPage';
 import { createSearchActivities } from '../activities/searchWeb';
+import { logCacheWriteError } from '../activities/pageCache';
 import { createResultCache } from '../cache/createCache';
-import { createLogger } from '../logger';
 import { AddressPolicy } from '../net/addressPolicy';
 import { createGuardedAgent } from '../net/httpFetch';
 import type { ReadingPool } from '../activities/readingPool';
@@ -22,7 +22,6 @@ export async function createFetchWorkers(
   reader: () => ReadingPool,
 ): Promise<RoleWorkers> {
   const policy = new AddressPolicy(config.allowInternalHosts);
-  const logger = createLogger(config.logLevel, 'fetch');
   const agent = createGuardedAgent(policy);
   const fetcher = await createServiceWorker(connection, config, {
     taskQueue: config.taskQueues.fetch,
@@ -34,7 +33,7 @@ export async function createFetchWorkers(
         agent,
         reader: reader(),
         cache: createResultCache(config.cache),
-        onCacheWriteError: (err) => logger.warn({ err }, 'cache write failed'),
+        onCacheWriteError: logCacheWriteError,
       }),
       ...createRobotsActivities({ settings: config.fetch, policy, agent }),
     },

@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, log, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
 import type { FetchActivities } from '../activities/fetchPage';
 import type { PageReading, ReadingOf } from '../activities/readPage';
@@ -111,14 +111,20 @@ export async function obtainPageFacts<R extends PageReading>(
   try {
     page = await fetchPage({ ...target, quick: request.effort === 'min' });
   } catch (err) {
-    if (request.effort === 'standard' && wasBlocked(err)) return render();
+    if (request.effort === 'standard' && wasBlocked(err)) {
+      log.info('the fetch was blocked; rendering the page');
+      return render();
+    }
     throw err;
   }
   if (request.effort !== 'standard' || !page.needsBrowser) return page;
+  log.info('the page is drawn by script; rendering it');
   try {
     return await render();
-  } catch {
+  } catch (err) {
     // The plain fetch did answer; a thin page beats an error.
+    const error = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
+    log.warn('rendering failed; answering with the fetched page', { error });
     return page;
   }
 }

@@ -1,4 +1,11 @@
-import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, upsertMemo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  isCancellation,
+  log as workflowLog,
+  proxyActivities,
+  upsertMemo,
+} from '@temporalio/workflow';
 import type { RobotsActivities } from '../activities/checkRobots';
 import type { PageCacheUse } from '../activities/pageCache';
 import type { ResearchModelActivities, ResearchReply } from '../activities/researchModel';
@@ -178,6 +185,12 @@ class ResearchRun {
       if (isCancellation(err)) throw err;
       const code: ErrorCode = err instanceof ResearchFailure ? err.code : 'internal';
       const message = ERRORS[code].message;
+      workflowLog.warn('research failed', {
+        code,
+        step: this.activity,
+        iteration: this.iteration,
+        error: describe(err),
+      });
       this.emit('error', {
         message,
         error: { name: code, message },
@@ -344,6 +357,7 @@ class ResearchRun {
           return answer;
         } catch (err) {
           if (isCancellation(err)) throw err;
+          workflowLog.warn('search failed', { iteration, error: describe(err) });
           return undefined;
         }
       }),
@@ -417,6 +431,7 @@ class ResearchRun {
       return page.reading.content.trim() ? page.reading : undefined;
     } catch (err) {
       if (isCancellation(err)) throw err;
+      workflowLog.info('page not read', { error: describe(err) });
       return undefined;
     }
   }
@@ -448,6 +463,7 @@ class ResearchRun {
         );
       } catch (err) {
         if (isCancellation(err)) throw err;
+        workflowLog.warn('page analysis failed', { error: describe(err) });
         return undefined;
       }
       this.metrics.analyzesOk++;

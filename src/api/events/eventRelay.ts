@@ -16,7 +16,6 @@ export class Subscription {
     private readonly reader: RunReader,
     private cursor: number,
     private readonly onClose: () => void,
-    private readonly log: Logger,
   ) {}
 
   /**
@@ -29,7 +28,7 @@ export class Subscription {
       try {
         batch = this.reader.heldAfter(this.cursor) ?? (await this.reader.range(this.cursor, this.reader.firstHeldId()));
       } catch (err) {
-        this.log.error({ err, workflowId: this.reader.workflowId }, 'catching up on run events failed');
+        this.reader.log.error({ err }, 'catching up on run events failed');
         this.ended = true;
         // Its id is the last one delivered, so resuming from it reads on from the same place.
         return [this.reader.failureEvent(READ_FAILED, this.cursor)];
@@ -80,7 +79,7 @@ export class EventRelay {
     }
     const subscribed = reader;
     subscribed.subscribers++;
-    return new Subscription(subscribed, after, () => this.leave(subscribed), this.logger);
+    return new Subscription(subscribed, after, () => this.leave(subscribed));
   }
 
   private leave(reader: RunReader): void {

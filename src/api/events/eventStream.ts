@@ -59,7 +59,6 @@ export function streamEvents(
   });
   write(sseComment('connected'));
 
-  const log = ctx.state.log.child({ workflowId: target.workflowId });
   void (async () => {
     let delivered = 0;
     try {
@@ -69,9 +68,9 @@ export function streamEvents(
           delivered++;
         }
       }
-      log.info({ delivered, ended: !body.destroyed }, 'event stream finished');
+      ctx.state.log.info({ delivered, ended: !body.destroyed }, 'event stream finished');
     } catch (err) {
-      log.error({ err, delivered }, 'event stream failed');
+      ctx.state.log.error({ err, delivered }, 'event stream failed');
     } finally {
       clearTimeout(heartbeat);
       subscription.close();

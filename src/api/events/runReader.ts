@@ -9,7 +9,7 @@ import {
   type RecordedEvent,
 } from '../../events/messages';
 import type { AnyStreamedOperation, StreamFailure } from '../../events/streams';
-import type { Logger } from '../../logger';
+import { runFields, type Logger } from '../../logger';
 
 /** Events this process keeps per run for its clients; a client further behind catches up by query. */
 const BUFFER_CHARS = 8 * 1024 * 1024;
@@ -61,6 +61,8 @@ export class RunReader {
   private final?: RecordedEvent | null;
   private stopped = false;
   private readonly changes = new Changes();
+  /** Every line names the run. */
+  readonly log: Logger;
 
   constructor(
     private readonly client: Client,
@@ -68,9 +70,10 @@ export class RunReader {
     private readonly operation: AnyStreamedOperation,
     after: number,
     private readonly graceMs: number,
-    private readonly log: Logger,
+    logger: Logger,
   ) {
     this.head = after;
+    this.log = logger.child(runFields(workflowId));
   }
 
   start(): void {
@@ -84,7 +87,7 @@ export class RunReader {
     this.client.workflow
       .getHandle(this.workflowId)
       .signal(releaseReaderSignal, { readerId: this.id, graceMs: this.graceMs })
-      .catch((err: unknown) => this.log.debug({ err, workflowId: this.workflowId }, 'releasing a reader failed'));
+      .catch((err: unknown) => this.log.debug({ err }, 'releasing a reader failed'));
   }
 
   /** Whether the stream has ended, and with which failure event (null: the run closed it). */
@@ -141,7 +144,7 @@ export class RunReader {
         if (result.closed && this.head >= result.headId) return this.finish(null);
       }
     } catch (err) {
-      this.log.error({ err, workflowId: this.workflowId }, 'reading run events failed');
+      this.log.error({ err }, 'reading run events failed');
       this.finish(READ_FAILED);
     }
   }
@@ -157,7 +160,7 @@ export class RunReader {
       } catch (err) {
         if (this.stopped) return 'ended';
         // A closed run takes no reads, nor does one handing over to a new run; a query answers either.
-        this.log.debug({ err, workflowId: this.workflowId }, 'read refused; asking by query');
+        this.log.debug({ err }, 'read refused; asking by query');
         const held = await this.retrying(() =>
           this.client.workflow.getHandle(this.workflowId).query(listEventsQuery, { after: this.head }),
         );

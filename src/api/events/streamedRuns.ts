@@ -7,7 +7,7 @@ import { ServiceError } from '../../errors';
 import { parseRunId, runIdOf, streamedOperation, workflowIdOf, type StreamedOperationName } from '../../events/streams';
 import type { Logger } from '../../logger';
 import type { RunOptions, RunStarter } from '../runStarter';
-import type { ApiState } from '../state';
+import { identify, type ApiState } from '../state';
 import { EventRelay } from './eventRelay';
 import { streamEvents } from './eventStream';
 
@@ -52,8 +52,9 @@ export function createStreamedRuns(config: Config, client: Client, runs: RunStar
       const organization = ctx.state.organization ?? 'anonymous';
       const workflowId = workflowIdOf(organization, run.operation, run.ulid);
       let memo: Record<string, unknown> | undefined;
+      let temporalRunId: string;
       try {
-        ({ memo } = await client.workflow.getHandle(workflowId).describe());
+        ({ memo, runId: temporalRunId } = await client.workflow.getHandle(workflowId).describe());
       } catch (err) {
         if (err instanceof WorkflowNotFoundError) throw new ServiceError('not_found', `no run ${workflowId}`);
         throw err;
@@ -61,7 +62,7 @@ export function createStreamedRuns(config: Config, client: Client, runs: RunStar
       // The id already names the caller's organization; the memo check keeps it so should ids ever change.
       if (memo?.organization !== organization)
         throw new ServiceError('not_found', `run ${workflowId} belongs to another organization`);
-      ctx.state.workflowId = workflowId;
+      identify(ctx.state, { workflowId, runId: temporalRunId });
       ctx.set('x-workflow-id', workflowId);
       ctx.set('x-run-id', runId);
       streamEvents(

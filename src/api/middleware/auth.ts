@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { ServiceError } from '../../errors';
 import { bearerToken, KeyRing } from '../keyRing';
-import type { ApiState } from '../state';
+import { identify, type ApiState } from '../state';
 
 /** Bearer authentication: the key names the caller's organization. */
 export function bearerAuth(keys: ReadonlyMap<string, string>): Middleware<ApiState> {
@@ -9,7 +9,7 @@ export function bearerAuth(keys: ReadonlyMap<string, string>): Middleware<ApiSta
   return async (ctx, next) => {
     const organization = organizations.find(bearerToken(ctx.get('authorization')));
     if (!organization) throw new ServiceError('unauthorized');
-    ctx.state.organization = organization;
+    identify(ctx.state, { organization });
     await next();
   };
 }

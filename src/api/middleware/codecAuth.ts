@@ -1,7 +1,7 @@
 import type { RouterMiddleware } from '@koa/router';
 import { ServiceError } from '../../errors';
 import { bearerToken, KeyRing } from '../keyRing';
-import type { ApiState } from '../state';
+import { identify, type ApiState } from '../state';
 
 /**
  * Who may use the codec. A client with an API key, as `Authorization: Bearer` (the Temporal
@@ -20,7 +20,7 @@ export function codecAuth(keys: ReadonlyMap<string, string>, secret: string | un
     } else {
       const organization = organizations.find(bearerToken(ctx.get('authorization')));
       if (!organization) throw new ServiceError('unauthorized');
-      ctx.state.organization = organization;
+      identify(ctx.state, { organization });
     }
     await next();
   };

@@ -9,8 +9,9 @@ function loggedPath(path: string): string {
 }
 
 /**
- * One log line per request with its id, organization and workflow id, so a request in the log
- * leads straight to its run in the Temporal UI. Headers are never logged: they carry keys.
+ * One log line per request with its id, and the organization, workflow id and run id once known
+ * (see `identify`), so a request in the log leads straight to its run in the Temporal UI.
+ * Headers are never logged: they carry keys.
  */
 export function requestLog(logger: Logger): Middleware<ApiState> {
   return async (ctx, next) => {
@@ -23,15 +24,12 @@ export function requestLog(logger: Logger): Middleware<ApiState> {
     try {
       await next();
     } finally {
-      const { organization, workflowId, errorDetail } = ctx.state;
       const entry = {
         method: ctx.method,
         path: loggedPath(ctx.path),
         status: ctx.status,
         ms: Math.round(performance.now() - started),
-        organization,
-        workflowId,
-        error: errorDetail,
+        error: ctx.state.errorDetail,
       };
       if (ctx.status >= 500) ctx.state.log.error(entry, 'request failed');
       else ctx.state.log.info(entry, 'request');
