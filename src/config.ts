@@ -169,6 +169,14 @@ export interface StreamSettings {
   disconnectGraceMs: number;
 }
 
+/** Prometheus metrics: the API's on its own port, each worker process's on one of its own. */
+export interface MetricsSettings {
+  /** Set: /metrics asks for `Authorization: Bearer <token>`. Unset: /metrics is open. */
+  token?: string;
+  /** The port of a worker process's /metrics, /health and /ready; 0 picks a free one (logged). */
+  workerPort: number;
+}
+
 export interface Config {
   host: string;
   port: number;
@@ -177,6 +185,7 @@ export interface Config {
   cors: CorsSettings;
   codec: CodecSettings;
   logLevel: string;
+  metrics: MetricsSettings;
   /** `key:organization` pairs; empty means the embedded launcher makes a development key. */
   apiKeys: Map<string, string>;
   temporal: TemporalSettings;
@@ -304,6 +313,10 @@ export function loadConfig(env: Env = process.env): Config {
       ]),
     },
     logLevel: readEnum(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    metrics: {
+      token: readSecret(env, 'METRICS_TOKEN'),
+      workerPort: readInt(env, 'WORKER_METRICS_PORT', 9464, 0, 65535),
+    },
     apiKeys: readApiKeys(env),
     temporal: readTemporal(env),
     taskQueues: {

@@ -7,7 +7,7 @@ import { spawnChild, waitUntil } from './stack/children';
 import { startDevServer } from './stack/devServer';
 import { Supervisor } from './stack/supervisor';
 import { findTemporalCli } from './stack/temporalCli';
-import { workerProcesses } from './stack/workerProcesses';
+import { workerMetricsPort, workerProcesses } from './stack/workerProcesses';
 
 /**
  * `npm start`: the whole service on one machine. A Temporal dev server persisting to SQLite
@@ -77,13 +77,20 @@ async function startStack(config: Config, supervisor: Supervisor): Promise<void>
   // Restarted on the same port with the same database, so runs in progress carry on.
   await supervisor.add('temporal', () => startDevServer(devServer));
   env.TEMPORAL_ADDRESS = `127.0.0.1:${config.embedded.temporalPort}`;
-  for (const worker of workerProcesses(path.join(__dirname, 'workers', 'main.js'), !modelProblem(config.model), () => ({
-    env,
-  }))) {
-    await supervisor.add(worker.name, async () => worker.spawn());
-  }
+  const metricsPort = (index: number) => workerMetricsPort(config.metrics.workerPort, index);
+  const workers = workerProcesses(
+    path.join(__dirname, 'workers', 'main.js'),
+    !modelProblem(config.model),
+    (_, index) => ({
+      env: { ...env, WORKER_METRICS_PORT: String(metricsPort(index)) },
+    }),
+  );
+  for (const worker of workers) await supervisor.add(worker.name, async () => worker.spawn());
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const baseUrl = `http://${host}:${config.port}/v1`;
+  const workerMetrics = config.metrics.workerPort
+    ? `ports ${workers.map((_, index) => metricsPort(index)).join(', ')}`
+    : 'free ports (see their logs)';
   await supervisor.add('api', async () => {
     const api = spawnChild('api', process.execPath, [path.join(__dirname, 'api', 'main.js')], { env });
     await waitUntil('the API', api, async () => (await fetch(`http://${host}:${config.port}/healthz`)).ok, 60_000);
@@ -98,6 +105,7 @@ async function startStack(config: Config, supervisor: Supervisor): Promise<void>
         ? `  API key        ${devKey}   (development key, kept in ${path.join(config.dataDir, 'dev-api-key')})`
         : '  API keys       from API_KEYS',
       `  Temporal UI    http://localhost:${config.embedded.temporalUiPort}`,
+      `  Metrics        http://${host}:${config.port}/metrics; the workers' on ${workerMetrics}`,
       '',
       'Try it:',
       `  curl -s ${baseUrl}/extract/markdown -H "Authorization: Bearer ${devKey ?? '<your key>'}" \\`,

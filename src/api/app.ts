@@ -9,17 +9,21 @@ import { WriteBehindCache } from '../cache/writeBehindCache';
 import type { Config } from '../config';
 import { ServiceError } from '../errors';
 import type { Logger } from '../logger';
+import { countedCache } from '../metrics/countedCache';
+import { createApiMetrics, type ApiMetrics } from '../metrics/apiMetrics';
 import { AddressPolicy } from '../net/addressPolicy';
 import { createStreamedRuns, type StreamedRuns } from './events/streamedRuns';
 import { createRunStarter, type RunOptions } from './runStarter';
 import { bearerAuth } from './middleware/auth';
 import { crossOrigin } from './middleware/crossOrigin';
 import { errorResponses } from './middleware/errorResponses';
+import { httpMetrics } from './middleware/httpMetrics';
 import { jsonBody } from './middleware/jsonBody';
 import { requestLog } from './middleware/requestLog';
 import { automateInputRoute, automateRoute } from './routes/automate';
 import { codecRouter } from './routes/codec';
 import { extractMarkdownRoute } from './routes/extractMarkdown';
+import { operationalEndpoints } from './routes/operational';
 import { researchRoute } from './routes/research';
 import { runEventsRoute } from './routes/runEvents';
 import { structuredJsonRoute } from './routes/structuredJson';
@@ -31,6 +35,7 @@ export interface ApiDeps extends StreamedRuns {
   client: Client;
   policy: AddressPolicy;
   cache?: ResultCache;
+  metrics: ApiMetrics;
   /**
    * Starts one workflow for the request and waits for its result, through Temporal outages,
    * until the run's timeout.
@@ -45,13 +50,21 @@ export interface ApiDeps extends StreamedRuns {
 
 export function createApiDeps(config: Config, client: Client, logger: Logger): ApiDeps {
   const store = createResultCache(config.cache);
-  const runs = createRunStarter(config, client, logger);
+  // Read at each scrape, by then long after `streams` is made.
+  const metrics = createApiMetrics(() => streams.openStreams());
+  const runs = createRunStarter(config, client, logger, metrics.runsStarted);
+  const streams = createStreamedRuns(config, client, runs, logger);
   return {
-    ...createStreamedRuns(config, client, runs, logger),
+    ...streams,
     config,
     client,
+    metrics,
     policy: new AddressPolicy(config.allowInternalHosts),
-    cache: store && new WriteBehindCache(store, (err) => logger.warn({ err }, 'cache write failed')),
+    cache:
+      store &&
+      new WriteBehindCache(countedCache(store, metrics.cacheLookups), (err) =>
+        logger.warn({ err }, 'cache write failed'),
+      ),
     async runWorkflow(ctx, operation, workflow, options) {
       return runs.result(await runs.start(ctx, operation, workflow, options));
     },
@@ -85,15 +98,10 @@ export function createApp(deps: ApiDeps, logger: Logger): Koa<ApiState> {
   router.get('/runs/:runId/events', runEventsRoute(deps));
   const codec = codecRouter(deps.config.apiKeys, deps.config.codec);
 
+  app.use(operationalEndpoints(deps.metrics, deps.config.metrics.token));
   app.use(requestLog(logger));
+  app.use(httpMetrics(deps.metrics, [codec, router]));
   app.use(errorResponses());
-  app.use(async (ctx, next) => {
-    if (ctx.path === '/healthz') {
-      ctx.body = { status: 'ok' };
-      return;
-    }
-    await next();
-  });
   app.use(crossOrigin(deps.config.cors, routeMethods([codec, router])));
   app.use(codec.routes());
   app.use(bearerAuth(deps.config.apiKeys));

@@ -1,6 +1,7 @@
 import type { Client, WorkflowStartOptions } from '@temporalio/client';
 import { msToNumber, type Duration, type WorkflowResultType } from '@temporalio/common';
 import type { Workflow } from '@temporalio/workflow';
+import type { Counter } from 'prom-client';
 import type { Context } from 'koa';
 import { ulid } from 'ulid';
 import type { Config } from '../config';
@@ -43,7 +44,12 @@ export interface RunStarter {
   result<W extends Workflow>(run: StartedRun): Promise<WorkflowResultType<W>>;
 }
 
-export function createRunStarter(config: Config, client: Client, logger: Logger): RunStarter {
+export function createRunStarter(
+  config: Config,
+  client: Client,
+  logger: Logger,
+  runsStarted: Counter<'operation'>,
+): RunStarter {
   const onOutage = (workflowId: string) => (err: unknown) =>
     logger.warn(
       { ...runFields(workflowId), err: err instanceof Error ? err.message : String(err) },
@@ -67,6 +73,7 @@ export function createRunStarter(config: Config, client: Client, logger: Logger)
         ...runLabels(organization, operation, options.url),
       } as unknown as WorkflowStartOptions<Workflow>;
       identify(state, { runId: await startThroughOutages(client, workflow, start, deadline, onOutage(workflowId)) });
+      runsStarted.inc({ operation });
       return { workflowId, id, deadline };
     },
 

@@ -36,7 +36,11 @@ export class BrowserPool {
   private active = 0;
   private readonly waiting: (() => void)[] = [];
 
-  constructor(private readonly settings: BrowserSettings) {}
+  /** `openContexts` follows how many contexts are open, for the worker's metrics. */
+  constructor(
+    private readonly settings: BrowserSettings,
+    private readonly openContexts?: { inc(): void; dec(): void },
+  ) {}
 
   private launch(): Promise<Browser> {
     if (!this.browser) {
@@ -85,9 +89,13 @@ export class BrowserPool {
     let context: BrowserContext | undefined;
     try {
       context = await this.openContext(options);
+      this.openContexts?.inc();
       return await work(context);
     } finally {
-      await context?.close().catch(() => undefined);
+      if (context) {
+        await context.close().catch(() => undefined);
+        this.openContexts?.dec();
+      }
       this.release();
     }
   }

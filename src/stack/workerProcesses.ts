@@ -22,15 +22,23 @@ export interface WorkerProcess {
   spawn(): Child;
 }
 
+/**
+ * The metrics port of the `index`th worker process of one machine: each its own, counting up
+ * from the configured one; 0 stays 0, so each picks a free one and logs it.
+ */
+export function workerMetricsPort(configured: number, index: number): number {
+  return configured === 0 ? 0 : configured + index;
+}
+
 /** The worker processes of the embedded stack, each running `mainJs` with its roles. */
 export function workerProcesses(
   mainJs: string,
   modelConfigured: boolean,
-  options: (roles: string) => SpawnOptions,
+  options: (roles: string, index: number) => SpawnOptions,
 ): WorkerProcess[] {
-  return workerProcessRoles(modelConfigured).map((roles) => {
+  return workerProcessRoles(modelConfigured).map((roles, index) => {
     const name = `worker ${roles}`;
-    const spawnOptions = options(roles);
+    const spawnOptions = options(roles, index);
     return {
       name,
       spawn: () => spawnChild(name, process.execPath, [...WORKER_NODE_FLAGS, mainJs, roles], spawnOptions),

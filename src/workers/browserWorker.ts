@@ -11,6 +11,8 @@ import { AddressPolicy } from '../net/addressPolicy';
 import type { ReadingPool } from '../activities/readingPool';
 import { logCacheWriteError } from '../activities/pageCache';
 import { createResultCache } from '../cache/createCache';
+import { countedCache } from '../metrics/countedCache';
+import type { WorkerMetrics } from '../metrics/workerMetrics';
 import { createServiceWorker, type RoleWorkers } from './role';
 
 /**
@@ -25,9 +27,11 @@ import { createServiceWorker, type RoleWorkers } from './role';
 export async function createBrowserWorkers(
   connection: NativeConnection,
   config: Config,
+  metrics: WorkerMetrics,
   reader: () => ReadingPool,
 ): Promise<RoleWorkers> {
-  const pool = new BrowserPool(config.browser);
+  const pool = new BrowserPool(config.browser, metrics.browserContexts);
+  const store = createResultCache(config.cache);
   const policy = new AddressPolicy(config.allowInternalHosts);
   const proxy = new GuardProxy(policy);
   const sessions = new BrowserSessions(pool, proxy, config.browser.sessions);
@@ -40,7 +44,7 @@ export async function createBrowserWorkers(
     reader: reader(),
     queue: sessionQueue,
   };
-  const renderer = await createServiceWorker(connection, config, {
+  const renderer = await createServiceWorker(connection, config, metrics, {
     taskQueue: config.taskQueues.browser,
     activities: {
       ...createRenderActivities({
@@ -51,14 +55,14 @@ export async function createBrowserWorkers(
         geo: config.geo,
         userAgent: config.fetch.userAgent,
         reader: reader(),
-        cache: createResultCache(config.cache),
+        cache: store && countedCache(store, metrics.cacheLookups),
         onCacheWriteError: logCacheWriteError,
       }),
       ...createSessionOpening(sessionDeps),
     },
     maxConcurrentActivityTaskExecutions: config.browser.concurrency,
   });
-  const sessionSteps = await createServiceWorker(connection, config, {
+  const sessionSteps = await createServiceWorker(connection, config, metrics, {
     taskQueue: sessionQueue,
     activities: createSessionSteps(sessionDeps),
     // A step and the close of each session, at most.

@@ -9,6 +9,8 @@ import { AddressPolicy } from '../net/addressPolicy';
 import { createGuardedAgent } from '../net/httpFetch';
 import type { ReadingPool } from '../activities/readingPool';
 import { createSearchEngine } from '../search/createSearchEngine';
+import { countedCache } from '../metrics/countedCache';
+import type { WorkerMetrics } from '../metrics/workerMetrics';
 import { createServiceWorker, type RoleWorkers } from './role';
 
 /**
@@ -19,11 +21,13 @@ import { createServiceWorker, type RoleWorkers } from './role';
 export async function createFetchWorkers(
   connection: NativeConnection,
   config: Config,
+  metrics: WorkerMetrics,
   reader: () => ReadingPool,
 ): Promise<RoleWorkers> {
   const policy = new AddressPolicy(config.allowInternalHosts);
   const agent = createGuardedAgent(policy);
-  const fetcher = await createServiceWorker(connection, config, {
+  const store = createResultCache(config.cache);
+  const fetcher = await createServiceWorker(connection, config, metrics, {
     taskQueue: config.taskQueues.fetch,
     activities: {
       ...createFetchActivities({
@@ -32,7 +36,7 @@ export async function createFetchWorkers(
         policy,
         agent,
         reader: reader(),
-        cache: createResultCache(config.cache),
+        cache: store && countedCache(store, metrics.cacheLookups),
         onCacheWriteError: logCacheWriteError,
       }),
       ...createRobotsActivities({ settings: config.fetch, policy, agent }),
@@ -41,7 +45,7 @@ export async function createFetchWorkers(
   });
   const engine = createSearchEngine(config.research.search);
   if (!engine) return { workers: [fetcher] };
-  const searcher = await createServiceWorker(connection, config, {
+  const searcher = await createServiceWorker(connection, config, metrics, {
     taskQueue: config.taskQueues.search,
     activities: createSearchActivities(engine),
     maxConcurrentActivityTaskExecutions: config.workers.fetchConcurrency,

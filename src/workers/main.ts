@@ -2,10 +2,13 @@ import { NativeConnection, Runtime } from '@temporalio/worker';
 import { ReadingPool } from '../activities/readingPool';
 import { ConfigError, loadConfig, modelProblem, type Config } from '../config';
 import { createLogger, temporalLogger } from '../logger';
+import { createWorkerMetrics, type WorkerMetrics } from '../metrics/workerMetrics';
+import { freePort } from '../stack/devServer';
 import { connectionOptions } from '../temporalConnection';
 import { createBrowserWorkers } from './browserWorker';
 import { createFetchWorkers } from './fetchWorker';
 import { createModelWorkers } from './modelWorker';
+import { startOpsServer } from './opsServer';
 import { readSettings } from './readSettings';
 import type { RoleWorkers } from './role';
 import { createWorkflowWorker } from './workflowWorker';
@@ -16,9 +19,16 @@ import { createWorkflowWorker } from './workflowWorker';
  */
 const ROLES: Record<
   string,
-  (connection: NativeConnection, config: Config, reader: () => ReadingPool) => Promise<RoleWorkers>
+  (
+    connection: NativeConnection,
+    config: Config,
+    metrics: WorkerMetrics,
+    reader: () => ReadingPool,
+  ) => Promise<RoleWorkers>
 > = {
-  workflow: async (connection, config) => ({ workers: [await createWorkflowWorker(connection, config)] }),
+  workflow: async (connection, config, metrics) => ({
+    workers: [await createWorkflowWorker(connection, config, metrics)],
+  }),
   fetch: createFetchWorkers,
   browser: createBrowserWorkers,
   model: createModelWorkers,
@@ -42,20 +52,38 @@ async function main(): Promise<void> {
       'WORKER_ROLES',
       `unknown role(s) ${unknown.join(', ')}; known: ${Object.keys(ROLES).join(', ')}`,
     );
-  Runtime.install({ logger: temporalLogger(logger) });
+  // The SDK's exporter listens on loopback only: its text is served within our /metrics.
+  const sdkMetricsAddress = `127.0.0.1:${await freePort()}`;
+  Runtime.install({
+    logger: temporalLogger(logger),
+    telemetryOptions: { metrics: { prometheus: { bindAddress: sdkMetricsAddress } } },
+  });
+  const metrics = createWorkerMetrics();
   const connection = await NativeConnection.connect(connectionOptions(config.temporal));
   // One set of conversion threads for the roles that read pages (fetch, browser), made only when one runs here.
   let pool: ReadingPool | undefined;
   const reader = () => (pool ??= new ReadingPool(config.convert, readSettings(config)));
   try {
-    const roles = await Promise.all(requested.map((role) => ROLES[role]!(connection, config, reader)));
+    const roles = await Promise.all(requested.map((role) => ROLES[role]!(connection, config, metrics, reader)));
     const workers = roles.flatMap((role) => role.workers);
+    const ops = await startOpsServer({
+      host: config.host,
+      port: config.metrics.workerPort,
+      metrics,
+      sdkMetricsUrl: `http://${sdkMetricsAddress}/metrics`,
+      metricsToken: config.metrics.token,
+      readiness: () => ({
+        ready: workers.every((worker) => worker.getState() === 'RUNNING'),
+        workers: Object.fromEntries(workers.map((worker) => [worker.options.taskQueue, worker.getState()])),
+      }),
+      logger,
+    });
     logger.info({ roles: requested, queues: workers.map((w) => w.options.taskQueue) }, 'workers ready');
     try {
       // Runtime shuts every worker down on SIGINT/SIGTERM; run() resolves once they have drained.
       await Promise.all(workers.map((worker) => worker.run()));
     } finally {
-      await Promise.all(roles.map((role) => role.close?.()));
+      await Promise.all([ops.close(), ...roles.map((role) => role.close?.())]);
     }
   } finally {
     await pool?.close();

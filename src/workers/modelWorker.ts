@@ -4,18 +4,23 @@ import { createModelActivities } from '../activities/askModel';
 import { ModelClient } from '../model/modelClient';
 import { createResearchActivities } from '../activities/researchModel';
 import { createAutomateActivities } from '../activities/automateModel';
+import type { WorkerMetrics } from '../metrics/workerMetrics';
 import { createServiceWorker, type RoleWorkers } from './role';
 
 /**
  * The model tier: calls to the OpenAI-compatible endpoint. Its concurrency is the number of
  * model requests in flight, which is what a model server's capacity is measured in.
  */
-export async function createModelWorkers(connection: NativeConnection, config: Config): Promise<RoleWorkers> {
+export async function createModelWorkers(
+  connection: NativeConnection,
+  config: Config,
+  metrics: WorkerMetrics,
+): Promise<RoleWorkers> {
   const problem = modelProblem(config.model);
   if (problem) throw new ConfigError('OPENAI_MODEL', problem);
   // One client for every task, so what it learns of the server (no json_schema output) holds for all.
   const client = new ModelClient(config.model);
-  const worker = await createServiceWorker(connection, config, {
+  const worker = await createServiceWorker(connection, config, metrics, {
     taskQueue: config.taskQueues.model,
     activities: {
       ...createModelActivities(client),

@@ -52,6 +52,8 @@ beforeAll(async () => {
     PORT: String(port),
     TEMPORAL_PORT: String(temporalPort),
     TEMPORAL_UI_PORT: String(await freePort()),
+    // Free ports: a fixed one could be taken by another stack on the machine.
+    WORKER_METRICS_PORT: '0',
     API_KEYS: `${API_KEY}:crash-org`,
     ALLOW_INTERNAL_HOSTS: FIXTURE_HOST,
     LOG_LEVEL: 'warn',

@@ -1,14 +1,23 @@
 import { readFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { post } from '../support/api';
+import { Client, Connection } from '@temporalio/client';
+import { createApiDeps, createApp } from '../../src/api/app';
+import { loadConfig } from '../../src/config';
+import { createLogger } from '../../src/logger';
+import { dataConverter } from '../../src/payloadCodec';
+import { apiUrl, post } from '../support/api';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 
 /**
  * What an operator sees of the stack: its log lines, each naming the organization and run it
- * belongs to, in the log files of the shared stack's processes.
+ * belongs to, in the log files of the shared stack's processes; and the metrics Prometheus
+ * scrapes from the API and from each worker process.
  */
 
 const LOGS = path.resolve(__dirname, '..', '..', 'data', 'test-logs');
+const base = () => apiUrl().replace(/\/v1$/, '');
 
 const ARTICLE = `<html><head><title>Observed</title></head><body><article><h1>Observed</h1>
 <p>${'A page whose every step the logs and the metrics follow. '.repeat(6)}</p></article></body></html>`;
@@ -81,5 +90,103 @@ describe('logs', () => {
     }
     expect(activity[0]).toMatchObject({ activityType: 'fetchPage', attempt: 1 });
     expect(activity[0]).not.toHaveProperty('taskToken');
+  });
+});
+
+/** The value of one sample of a Prometheus text exposition, 0 when it is not there (yet). */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number {
+  for (const line of text.split('\n')) {
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const found = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    if (Object.entries(labels).every(([key, value]) => found[key] === value)) return Number(match[3]);
+  }
+  return 0;
+}
+
+async function scrape(url: string, token?: string): Promise<string> {
+  const res = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  return res.text();
+}
+
+/** Where a worker process of the stack serves its metrics: it picked a free port and logged it. */
+async function workerMetricsUrl(file: string): Promise<string> {
+  const lines = await linesOf(file, (line) => line.msg === 'metrics listening');
+  expect(lines.length).toBeGreaterThan(0);
+  return String(lines.at(-1)!.url);
+}
+
+describe('metrics', () => {
+  test('the API counts requests by route and status, runs started and cache lookups', async () => {
+    const before = await scrape(`${base()}/metrics`);
+    const url = fixtures.url(`/article?metrics=${Date.now()}`);
+    expect((await post('/extract/markdown', { url })).headers.get('x-cache')).toBe('miss');
+    expect((await post('/extract/markdown', { url })).headers.get('x-cache')).toBe('hit');
+    expect((await post('/extract/markdown', { url: 'not a url' })).status).toBe(422);
+    const after = await scrape(`${base()}/metrics`);
+    const grew = (name: string, labels: Record<string, string>) =>
+      sample(after, name, labels) - sample(before, name, labels);
+
+    const route = { method: 'POST', route: '/v1/extract/markdown' };
+    expect(grew('webloom_http_requests_total', { ...route, status: '200' })).toBe(2);
+    expect(grew('webloom_http_requests_total', { ...route, status: '422' })).toBe(1);
+    expect(grew('webloom_http_request_duration_seconds_count', { ...route, status: '200' })).toBe(2);
+    expect(grew('webloom_runs_started_total', { operation: 'extract-markdown' })).toBe(1);
+    expect(grew('webloom_cache_lookups_total', { result: 'miss' })).toBe(1);
+    expect(grew('webloom_cache_lookups_total', { result: 'hit' })).toBe(1);
+    expect(after).toContain('# TYPE webloom_event_streams_open gauge');
+    expect(sample(after, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
+    // An unknown path is one label, whatever the path.
+    await fetch(`${base()}/v1/no/such/${Date.now()}`);
+    expect(
+      sample(await scrape(`${base()}/metrics`), 'webloom_http_requests_total', { route: 'unmatched' }),
+    ).toBeGreaterThan(0);
+  });
+
+  test("a worker process serves its activity metrics and the Temporal SDK's on one port", async () => {
+    const metricsUrl = await workerMetricsUrl('worker-fetch.log');
+    const before = await scrape(metricsUrl);
+    const res = await post('/extract/markdown', { url: fixtures.url('/article'), effort: 'min', nocache: true });
+    expect(res.status).toBe(200);
+    const after = await scrape(metricsUrl);
+    const fetched = { activity_type: 'fetchPage', result: 'completed' };
+    expect(sample(after, 'webloom_activity_executions_total', fetched)).toBe(
+      sample(before, 'webloom_activity_executions_total', fetched) + 1,
+    );
+    expect(sample(after, 'webloom_activity_duration_seconds_count', fetched)).toBeGreaterThan(0);
+    // The SDK's own, from its exporter, in the same answer.
+    expect(after).toMatch(/^temporal_activity_execution_latency_count\{.*activity_type="fetchPage"/m);
+    expect(sample(after, 'temporal_num_pollers', { poller_type: 'activity_task' })).toBeGreaterThan(0);
+    // The workflow worker's process has its own port.
+    const workflowMetrics = await scrape(await workerMetricsUrl('worker-workflow.log'));
+    expect(workflowMetrics).toMatch(/^temporal_workflow_completed\{/m);
+    expect(new URL(await workerMetricsUrl('worker-workflow.log')).port).not.toBe(new URL(metricsUrl).port);
+  });
+
+  test('with METRICS_TOKEN set, /metrics asks for it', async () => {
+    const token = 'metrics-token-0123456789';
+    const config = loadConfig({
+      ...(JSON.parse(process.env.TEST_STACK_ENV ?? '{}') as NodeJS.ProcessEnv),
+      METRICS_TOKEN: token,
+    });
+    const connection = await Connection.connect({ address: config.temporal.address });
+    const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter });
+    const logger = createLogger('warn', 'metrics-token');
+    const server: Server = createApp(createApiDeps(config, client, logger), logger).listen(0, '127.0.0.1');
+    try {
+      await new Promise((resolve) => server.once('listening', resolve));
+      const at = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      expect((await fetch(`${at}/metrics`)).status).toBe(401);
+      expect(
+        (await fetch(`${at}/metrics`, { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status,
+      ).toBe(401);
+      expect(await scrape(`${at}/metrics`, token)).toContain('webloom_http_requests_total');
+      expect((await fetch(`${at}/health`)).status).toBe(200);
+    } finally {
+      server.close();
+      await connection.close();
+    }
   });
 });

@@ -95,6 +95,8 @@ export async function startStack(logDir: string, extraEnv: NodeJS.ProcessEnv = {
       OPENAI_API_KEY: model.apiKey,
       OPENAI_MODEL: model.model,
       MODEL_CONTENT_TOKENS: '2000',
+      // Every worker process its own free port (logged as "metrics listening"), the ones tests start too.
+      WORKER_METRICS_PORT: '0',
       ...extraEnv,
     };
     const workers = workerProcesses(path.join(root, 'dist/src/workers/main.js'), true, (roles) => ({

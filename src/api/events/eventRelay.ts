@@ -62,6 +62,8 @@ export class Subscription {
  */
 export class EventRelay {
   private readonly readers = new Map<string, RunReader>();
+  /** Open subscriptions, one per stream being served. */
+  subscriptions = 0;
 
   constructor(
     private readonly client: Client,
@@ -79,10 +81,12 @@ export class EventRelay {
     }
     const subscribed = reader;
     subscribed.subscribers++;
+    this.subscriptions++;
     return new Subscription(subscribed, after, () => this.leave(subscribed));
   }
 
   private leave(reader: RunReader): void {
+    this.subscriptions--;
     if (--reader.subscribers > 0) return;
     if (this.readers.get(reader.workflowId) === reader) this.readers.delete(reader.workflowId);
     reader.stop();

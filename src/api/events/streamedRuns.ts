@@ -30,11 +30,14 @@ export interface StreamedRuns {
    * ones; 404 for any other.
    */
   resumeRun(ctx: ApiContext, runId: string, after: number): Promise<void>;
+  /** Event streams this process is serving now. */
+  openStreams(): number;
 }
 
 export function createStreamedRuns(config: Config, client: Client, runs: RunStarter, logger: Logger): StreamedRuns {
   const relay = new EventRelay(client, config.stream.disconnectGraceMs, logger);
   return {
+    openStreams: () => relay.subscriptions,
     async streamWorkflow(ctx, operation, workflow, options) {
       const { workflowId, id } = await runs.start(ctx, operation, workflow, options);
       ctx.set('x-run-id', runIdOf(operation, id));

@@ -1,0 +1,51 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { cacheLookups, type CacheLookups } from './countedCache';
+
+/** What the API counts, in its own registry (tests run several APIs in one process). */
+export interface ApiMetrics {
+  registry: Registry;
+  requests: Counter<'method' | 'route' | 'status'>;
+  requestSeconds: Histogram<'method' | 'route' | 'status'>;
+  runsStarted: Counter<'operation'>;
+  cacheLookups: CacheLookups;
+}
+
+/** Seconds: a cache hit takes milliseconds, a JSON extraction with a slow model minutes. */
+const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+
+/** `openStreams` tells how many event streams this process is serving, read at each scrape. */
+export function createApiMetrics(openStreams: () => number): ApiMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  new Gauge({
+    name: 'webloom_event_streams_open',
+    help: 'Event streams (Research, Automate) this API process is serving',
+    registers: [registry],
+    collect() {
+      this.set(openStreams());
+    },
+  });
+  return {
+    registry,
+    requests: new Counter({
+      name: 'webloom_http_requests_total',
+      help: 'Requests answered, by method, route (the pattern, or "unmatched") and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    }),
+    requestSeconds: new Histogram({
+      name: 'webloom_http_request_duration_seconds',
+      help: 'Time to answer a request; for an event stream, until the stream opened',
+      labelNames: ['method', 'route', 'status'],
+      buckets: REQUEST_BUCKETS,
+      registers: [registry],
+    }),
+    runsStarted: new Counter({
+      name: 'webloom_runs_started_total',
+      help: 'Workflows started, by operation',
+      labelNames: ['operation'],
+      registers: [registry],
+    }),
+    cacheLookups: cacheLookups(registry),
+  };
+}
