@@ -13,6 +13,7 @@ import { countedCache } from '../metrics/countedCache';
 import { createApiMetrics, type ApiMetrics } from '../metrics/apiMetrics';
 import { AddressPolicy } from '../net/addressPolicy';
 import { createStreamedRuns, type StreamedRuns } from './events/streamedRuns';
+import { neededQueues, Readiness } from './readiness';
 import { createRunStarter, type RunOptions } from './runStarter';
 import { bearerAuth } from './middleware/auth';
 import { crossOrigin } from './middleware/crossOrigin';
@@ -36,6 +37,7 @@ export interface ApiDeps extends StreamedRuns {
   policy: AddressPolicy;
   cache?: ResultCache;
   metrics: ApiMetrics;
+  readiness: Readiness;
   /**
    * Starts one workflow for the request and waits for its result, through Temporal outages,
    * until the run's timeout.
@@ -59,6 +61,7 @@ export function createApiDeps(config: Config, client: Client, logger: Logger): A
     config,
     client,
     metrics,
+    readiness: new Readiness(client, config.temporal.namespace, neededQueues(config), logger),
     policy: new AddressPolicy(config.allowInternalHosts),
     cache:
       store &&
@@ -98,7 +101,7 @@ export function createApp(deps: ApiDeps, logger: Logger): Koa<ApiState> {
   router.get('/runs/:runId/events', runEventsRoute(deps));
   const codec = codecRouter(deps.config.apiKeys, deps.config.codec);
 
-  app.use(operationalEndpoints(deps.metrics, deps.config.metrics.token));
+  app.use(operationalEndpoints({ ...deps, metricsToken: deps.config.metrics.token }));
   app.use(requestLog(logger));
   app.use(httpMetrics(deps.metrics, [codec, router]));
   app.use(errorResponses());

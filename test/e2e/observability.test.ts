@@ -7,6 +7,7 @@ import { createApiDeps, createApp } from '../../src/api/app';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { dataConverter } from '../../src/payloadCodec';
+import { spawnChild, waitUntil, type Child } from '../../src/stack/children';
 import { apiUrl, post } from '../support/api';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 
@@ -17,6 +18,8 @@ import { html, startFixtureServer, type FixtureServer } from '../support/fixture
  */
 
 const LOGS = path.resolve(__dirname, '..', '..', 'data', 'test-logs');
+const DIST = path.resolve(__dirname, '..', '..', 'dist', 'src');
+const stackEnv = () => JSON.parse(process.env.TEST_STACK_ENV ?? '{}') as NodeJS.ProcessEnv;
 const base = () => apiUrl().replace(/\/v1$/, '');
 
 const ARTICLE = `<html><head><title>Observed</title></head><body><article><h1>Observed</h1>
@@ -167,26 +170,94 @@ describe('metrics', () => {
 
   test('with METRICS_TOKEN set, /metrics asks for it', async () => {
     const token = 'metrics-token-0123456789';
-    const config = loadConfig({
-      ...(JSON.parse(process.env.TEST_STACK_ENV ?? '{}') as NodeJS.ProcessEnv),
-      METRICS_TOKEN: token,
-    });
-    const connection = await Connection.connect({ address: config.temporal.address });
-    const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter });
-    const logger = createLogger('warn', 'metrics-token');
-    const server: Server = createApp(createApiDeps(config, client, logger), logger).listen(0, '127.0.0.1');
+    const api = await inProcessApi({ METRICS_TOKEN: token });
     try {
-      await new Promise((resolve) => server.once('listening', resolve));
-      const at = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      expect((await fetch(`${at}/metrics`)).status).toBe(401);
-      expect(
-        (await fetch(`${at}/metrics`, { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status,
-      ).toBe(401);
-      expect(await scrape(`${at}/metrics`, token)).toContain('webloom_http_requests_total');
-      expect((await fetch(`${at}/health`)).status).toBe(200);
+      expect((await fetch(`${api.url}/metrics`)).status).toBe(401);
+      const wrong = { authorization: 'Bearer wrong-token-0123456789' };
+      expect((await fetch(`${api.url}/metrics`, { headers: wrong })).status).toBe(401);
+      expect(await scrape(`${api.url}/metrics`, token)).toContain('webloom_http_requests_total');
+      expect((await fetch(`${api.url}/health`)).status).toBe(200);
     } finally {
+      await api.close();
+    }
+  });
+});
+
+/** An API in this process (the real app) with the stack's settings and these changes. */
+async function inProcessApi(changes: NodeJS.ProcessEnv): Promise<{ url: string; close(): Promise<void> }> {
+  const config = loadConfig({ ...stackEnv(), ...changes });
+  const connection = await Connection.connect({ address: config.temporal.address });
+  const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter });
+  const logger = createLogger('error', 'observability');
+  const server: Server = createApp(createApiDeps(config, client, logger), logger).listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
       server.close();
       await connection.close();
+    },
+  };
+}
+
+describe('health and readiness', () => {
+  test('the API is alive and ready when a worker polls every queue it needs', async () => {
+    expect(await (await fetch(`${base()}/health`)).json()).toEqual({ status: 'ok' });
+    const ready = await fetch(`${base()}/ready`);
+    expect(ready.status).toBe(200);
+    const body = (await ready.json()) as { status: string; queues: Record<string, { type: string; pollers: number }> };
+    expect(body.status).toBe('ready');
+    expect(Object.keys(body.queues).sort()).toEqual([
+      'webloom-browser',
+      'webloom-fetch',
+      'webloom-model',
+      'webloom-workflows',
+    ]);
+    for (const queue of Object.values(body.queues)) expect(queue.pollers).toBeGreaterThan(0);
+  });
+
+  test('the API is not ready while no worker polls its queues, and ready once one does', async () => {
+    const prefix = `observe-ready-${Date.now()}`;
+    const api = await inProcessApi({ TASK_QUEUE_PREFIX: prefix });
+    let worker: Child | undefined;
+    try {
+      const idle = await fetch(`${api.url}/ready`);
+      expect(idle.status).toBe(503);
+      expect(await idle.json()).toMatchObject({
+        status: 'not ready',
+        missing: [
+          `no worker polls ${prefix}-workflows for workflow tasks`,
+          `no worker polls ${prefix}-fetch for activity tasks`,
+          `no worker polls ${prefix}-browser for activity tasks`,
+          `no worker polls ${prefix}-model for activity tasks`,
+        ],
+      });
+      // Alive all the same, and no key asked for.
+      expect((await fetch(`${api.url}/health`)).status).toBe(200);
+      worker = spawnChild('observe worker', process.execPath, [path.join(DIST, 'workers/main.js')], {
+        env: { ...stackEnv(), TASK_QUEUE_PREFIX: prefix },
+        onLine: () => undefined,
+      });
+      await waitUntil(
+        'the API to be ready',
+        worker,
+        async () => (await fetch(`${api.url}/ready`)).status === 200,
+        30_000,
+      );
+    } finally {
+      await worker?.stop();
+      await api.close();
     }
+  });
+
+  test('a worker process answers /health and /ready on its metrics port', async () => {
+    const at = (await workerMetricsUrl('worker-fetch.log')).replace(/\/metrics$/, '');
+    expect(await (await fetch(`${at}/health`)).json()).toEqual({ status: 'ok' });
+    const ready = await fetch(`${at}/ready`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({
+      status: 'ready',
+      workers: { 'webloom-fetch': 'RUNNING', 'webloom-browser': 'RUNNING' },
+    });
   });
 });
