@@ -186,6 +186,11 @@ export interface Config {
   codec: CodecSettings;
   logLevel: string;
   metrics: MetricsSettings;
+  /**
+   * How long a stopping process waits for work in flight: the API for its requests, a worker for
+   * its activities, which are then cancelled and retried elsewhere.
+   */
+  shutdownGraceMs: number;
   /** `key:organization` pairs; empty means the embedded launcher makes a development key. */
   apiKeys: Map<string, string>;
   temporal: TemporalSettings;
@@ -317,6 +322,7 @@ export function loadConfig(env: Env = process.env): Config {
       token: readSecret(env, 'METRICS_TOKEN'),
       workerPort: readInt(env, 'WORKER_METRICS_PORT', 9464, 0, 65535),
     },
+    shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 25_000, 0, 3600_000),
     apiKeys: readApiKeys(env),
     temporal: readTemporal(env),
     taskQueues: {

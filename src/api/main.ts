@@ -6,6 +6,7 @@ import { connectionOptions } from '../temporalConnection';
 import { dataConverter } from '../payloadCodec';
 import { createApiDeps, createApp } from './app';
 import { createHttpServer } from './httpServer';
+import { drain } from './shutdown';
 
 const CACHE_PRUNE_INTERVAL_MS = 10 * 60_000;
 
@@ -30,7 +31,8 @@ async function main(): Promise<void> {
     throw new ConfigError('API_KEYS', 'no API keys configured; set key:organization pairs');
   const connection = await connectWithRetry(config, logger);
   const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter });
-  const app = createApp(createApiDeps(config, client, logger), logger);
+  const deps = createApiDeps(config, client, logger);
+  const app = createApp(deps, logger);
   const server = createHttpServer(app, config.receive).listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
@@ -46,9 +48,13 @@ async function main(): Promise<void> {
   server.keepAliveTimeout = 65_000;
   const stop = (): void => {
     logger.info('API shutting down');
-    server.close(() => void connection.close().finally(() => process.exit(0)));
-    server.closeIdleConnections();
-    setTimeout(() => process.exit(0), 10_000).unref();
+    void drain(server, deps, config.shutdownGraceMs, logger)
+      .then((drained) => {
+        if (!drained) logger.warn('requests still open after SHUTDOWN_GRACE_MS; closing them');
+        server.closeAllConnections();
+        return connection.close();
+      })
+      .finally(() => process.exit(0));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -71,6 +71,7 @@ const QUEUE_TYPES: Record<QueueType, temporal.api.enums.v1.TaskQueueType> = {
 export class Readiness {
   private latest?: { at: number; report: Promise<ReadinessReport> };
   private wasReady?: boolean;
+  private draining = false;
 
   constructor(
     private readonly client: Client,
@@ -79,7 +80,13 @@ export class Readiness {
     private readonly logger: Logger,
   ) {}
 
+  /** From now on not ready, whatever Temporal says: the API is shutting down, so send requests elsewhere. */
+  drain(): void {
+    this.draining = true;
+  }
+
   check(): Promise<ReadinessReport> {
+    if (this.draining) return Promise.resolve({ ready: false, missing: ['the API is shutting down'], queues: {} });
     const now = Date.now();
     if (!this.latest || now - this.latest.at > CACHE_MS) this.latest = { at: now, report: this.probe() };
     return this.latest.report;

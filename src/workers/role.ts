@@ -4,6 +4,12 @@ import { activityMetrics } from '../metrics/activityMetrics';
 import type { WorkerMetrics } from '../metrics/workerMetrics';
 import { dataConverter } from '../payloadCodec';
 
+/**
+ * After the grace period, activities still running are cancelled; this long after that, a worker
+ * whose activities ignore cancellation stops anyway (and its process exits with an error).
+ */
+const FORCE_AFTER_GRACE_MS = 10_000;
+
 /** The workers of one role in a process, and what to release once they have stopped. */
 export interface RoleWorkers {
   workers: Worker[];
@@ -12,7 +18,9 @@ export interface RoleWorkers {
 
 /**
  * A worker of this service: every role connects to the same namespace with the same payload
- * codec, and its activities are counted in the process's metrics.
+ * codec, and its activities are counted in the process's metrics. On SIGTERM it stops polling
+ * and gives the activities it holds SHUTDOWN_GRACE_MS to finish; those still running are then
+ * cancelled, and Temporal retries them on another worker.
  */
 export function createServiceWorker(
   connection: NativeConnection,
@@ -25,6 +33,8 @@ export function createServiceWorker(
     namespace: config.temporal.namespace,
     dataConverter,
     interceptors: { activity: [activityMetrics(metrics)] },
+    shutdownGraceTime: config.shutdownGraceMs,
+    shutdownForceTime: config.shutdownGraceMs + FORCE_AFTER_GRACE_MS,
     ...options,
   });
 }

@@ -1,3 +1,4 @@
+import { createWriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,13 +9,19 @@ import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { dataConverter } from '../../src/payloadCodec';
 import { spawnChild, waitUntil, type Child } from '../../src/stack/children';
-import { apiUrl, post } from '../support/api';
+import { freePort } from '../../src/stack/devServer';
+import { apiKey, apiUrl, post } from '../support/api';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
+import type { StandInScript } from '../support/modelStandIn';
+import { SLOW_PATH, startResearchCorpus } from '../support/researchCorpus';
+import { startSearchStandIn } from '../support/searchStandIn';
+import { SseStream } from '../support/sseClient';
 
 /**
  * What an operator sees of the stack: its log lines, each naming the organization and run it
- * belongs to, in the log files of the shared stack's processes; and the metrics Prometheus
- * scrapes from the API and from each worker process.
+ * belongs to, in the log files of the shared stack's processes; the metrics Prometheus scrapes
+ * from the API and from each worker process; health and readiness; and how the API and a worker
+ * stop on SIGTERM (processes of their own, on task queues of their own, on the shared Temporal).
  */
 
 const LOGS = path.resolve(__dirname, '..', '..', 'data', 'test-logs');
@@ -27,10 +34,16 @@ const ARTICLE = `<html><head><title>Observed</title></head><body><article><h1>Ob
 
 let fixtures: FixtureServer;
 let gateHits = 0;
+let slowHits = 0;
+const SLOW_PAGE_MS = 3000;
 
 beforeAll(async () => {
   fixtures = await startFixtureServer({
     '/article': html(ARTICLE),
+    '/slow': (_req, res) => {
+      slowHits++;
+      setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(ARTICLE), SLOW_PAGE_MS);
+    },
     // The first request is refused, as a site that blocks plain clients does; the browser's gets the page.
     '/blocked-once': (_req, res) => {
       const blocked = gateHits++ === 0;
@@ -260,4 +273,163 @@ describe('health and readiness', () => {
       workers: { 'webloom-fetch': 'RUNNING', 'webloom-browser': 'RUNNING' },
     });
   });
+});
+
+/** Starts an API or worker process as built, with the stack's settings and these changes, logging to a file. */
+function spawnProcess(name: string, script: string, args: string[], changes: NodeJS.ProcessEnv): Child {
+  const log = createWriteStream(path.join(LOGS, `observe-${name}.log`));
+  const child = spawnChild(`observe ${name}`, process.execPath, [path.join(DIST, script), ...args], {
+    env: { ...stackEnv(), ...changes },
+    onLine: (line) => log.write(`${line}\n`),
+  });
+  void child.exited.then(() => log.end());
+  return child;
+}
+
+/** Waits until `condition` holds, polling. */
+async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const json = (value: unknown): string => JSON.stringify(value);
+
+/** A research run whose answers are all scripted, so it completes whatever the pages say. */
+const RESEARCH_SCRIPT: StandInScript = {
+  replies: [],
+  byFormat: {
+    research_plan: [
+      {
+        content: json({
+          objective: 'How volcanoes are watched.',
+          plan: 'Read the named page.',
+          complexity: 'simple',
+          questions: ['How are volcanoes monitored?', 'What do the stations measure?'],
+          queries: ['monitoring stations seismometers'],
+        }),
+        keep: true,
+      },
+    ],
+    page_analysis: [
+      {
+        content: json({
+          relevance: 'high',
+          reliability: 'high',
+          summary: 'Monitoring stations.',
+          keyFacts: ['Seismometers watch the volcanoes.'],
+          promisingLinks: [],
+        }),
+        keep: true,
+      },
+    ],
+    research_report: [
+      { content: json({ report: '# Watching volcanoes\n\nSeismometers watch them [1].' }), keep: true },
+    ],
+    report_review: [{ content: json({ approved: true, score: 8, observation: 'Sound.', feedback: '' }), keep: true }],
+  },
+};
+
+describe('graceful shutdown', () => {
+  test('an API told to stop refuses new connections, finishes requests in flight, and ends event streams where the client resumes on another API', async () => {
+    const corpus = await startResearchCorpus();
+    const search = await startSearchStandIn(corpus);
+    const port = await freePort();
+    const changes = {
+      PORT: String(port),
+      TASK_QUEUE_PREFIX: 'observe-drain',
+      SEARXNG_URL: search.baseUrl,
+      CACHE_DIR: path.join(LOGS, 'observe-drain-cache'),
+      SHUTDOWN_GRACE_MS: '20000',
+    };
+    const api = spawnProcess('drain-api', 'api/main.js', [], changes);
+    const worker = spawnProcess('drain-worker', 'workers/main.js', ['workflow,model,fetch,browser'], changes);
+    const at = `http://127.0.0.1:${port}`;
+    try {
+      await waitUntil('the API to be ready', api, async () => (await fetch(`${at}/ready`)).status === 200, 60_000);
+      await fetch(`${process.env.TEST_MODEL_URL}/__control/script`, { method: 'POST', body: json(RESEARCH_SCRIPT) });
+      // The query names a page that takes seconds to load: the run is still reading it when the API stops.
+      const stream = await SseStream.open(`${at}/v1/research`, {
+        key: apiKey(),
+        method: 'POST',
+        body: { query: `What does ${corpus.url(SLOW_PATH)} say about monitoring?`, nocache: true },
+      });
+      const runId = stream.response.headers.get('x-run-id')!;
+      await stream.until((s) => s.events.some((event) => event.event === 'prefetching:start'));
+      const hits = slowHits;
+      const inFlight = fetch(`${at}/v1/extract/markdown`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey()}`, 'content-type': 'application/json' },
+        body: json({ url: fixtures.url('/slow'), nocache: true }),
+      });
+      await until(() => slowHits > hits, 10_000);
+
+      const stopping = Date.now();
+      api.process.kill('SIGTERM');
+      await stream.finished;
+      expect(Date.now() - stopping).toBeLessThan(2000);
+      expect(stream.raw).toContain(
+        `: server shutting down; resume at GET /v1/runs/${runId}/events with Last-Event-ID\n\n`,
+      );
+      expect(stream.events.map((event) => event.event)).not.toContain('complete');
+      await expect(fetch(`${at}/health`)).rejects.toThrow();
+      // The request in flight is still answered, then the process exits.
+      const answer = await inFlight;
+      expect(answer.status).toBe(200);
+      expect(((await answer.json()) as { content: string }).content).toContain('every step the logs');
+      expect(await api.exited).toBe(0);
+
+      const lastId = Number(stream.events.at(-1)!.id);
+      const resumed = await SseStream.open(`${apiUrl()}/runs/${runId}/events`, { key: apiKey(), lastEventId: lastId });
+      await resumed.finished;
+      const ids = resumed.events.map((event) => Number(event.id));
+      expect(ids).toEqual(ids.map((_id, index) => lastId + 1 + index));
+      expect(resumed.events.at(-1)!.event).toBe('complete');
+    } finally {
+      await Promise.all([api.stop(), worker.stop()]);
+      await search.close();
+      await corpus.close();
+    }
+  }, 120_000);
+
+  test('a worker told to stop finishes the activity it holds before it exits', async () => {
+    const changes = { TASK_QUEUE_PREFIX: 'observe-worker-stop', SHUTDOWN_GRACE_MS: '20000' };
+    const workflows = spawnProcess('stop-workflow-worker', 'workers/main.js', ['workflow'], changes);
+    const fetcher = spawnProcess('stop-fetch-worker', 'workers/main.js', ['fetch'], changes);
+    const api = await inProcessApi(changes);
+    try {
+      await waitUntil(
+        'the workers to poll',
+        fetcher,
+        async () => {
+          const ready = (await (await fetch(`${api.url}/ready`)).json()) as {
+            queues?: Record<string, { pollers: number }>;
+          };
+          return (ready.queues?.['observe-worker-stop-fetch']?.pollers ?? 0) > 0;
+        },
+        60_000,
+      );
+      const hits = slowHits;
+      const answer = fetch(`${api.url}/v1/extract/markdown`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey()}`, 'content-type': 'application/json' },
+        body: json({ url: fixtures.url('/slow'), nocache: true }),
+        signal: AbortSignal.timeout(30_000),
+      });
+      await until(() => slowHits > hits, 10_000);
+      const stopping = Date.now();
+      fetcher.process.kill('SIGTERM');
+      const res = await answer;
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { content: string }).content).toContain('every step the logs');
+      expect(await fetcher.exited).toBe(0);
+      // It waited for the page (SLOW_PAGE_MS from the fetch's start), not a retry's timeout.
+      expect(Date.now() - stopping).toBeLessThan(SLOW_PAGE_MS + 5000);
+    } finally {
+      await Promise.all([workflows.stop(), fetcher.stop()]);
+      await api.close();
+    }
+  }, 120_000);
 });

@@ -7,6 +7,8 @@ import { READ_FAILED, RunReader } from './runReader';
 /** One client's view of a run's events: from its own position, at its own pace. */
 export class Subscription {
   private closed = false;
+  /** Closed by the server (it is shutting down), not by the client: the client should resume elsewhere. */
+  interrupted = false;
   /** The stream's last event has been handed out. */
   private ended = false;
   private wakeOnClose?: () => void;
@@ -53,6 +55,12 @@ export class Subscription {
     this.wakeOnClose!();
     this.onClose();
   }
+
+  /** Ends the subscription for the server's sake; events already handed out are still delivered. */
+  interrupt(): void {
+    this.interrupted = true;
+    this.close();
+  }
 }
 
 /**
@@ -62,8 +70,9 @@ export class Subscription {
  */
 export class EventRelay {
   private readonly readers = new Map<string, RunReader>();
-  /** Open subscriptions, one per stream being served. */
-  subscriptions = 0;
+  /** One per stream being served. */
+  private readonly open = new Set<Subscription>();
+  private draining = false;
 
   constructor(
     private readonly client: Client,
@@ -81,12 +90,30 @@ export class EventRelay {
     }
     const subscribed = reader;
     subscribed.subscribers++;
-    this.subscriptions++;
-    return new Subscription(subscribed, after, () => this.leave(subscribed));
+    const subscription: Subscription = new Subscription(subscribed, after, () => this.leave(subscribed, subscription));
+    this.open.add(subscription);
+    if (this.draining) subscription.interrupt();
+    return subscription;
   }
 
-  private leave(reader: RunReader): void {
-    this.subscriptions--;
+  /** Streams being served now. */
+  get streams(): number {
+    return this.open.size;
+  }
+
+  /**
+   * Ends every stream, and any opened from now on, so their clients resume on another API
+   * process; each run waits for them as for any client that went away. Returns how many ended.
+   */
+  drain(): number {
+    this.draining = true;
+    const ended = this.open.size;
+    for (const subscription of [...this.open]) subscription.interrupt();
+    return ended;
+  }
+
+  private leave(reader: RunReader, subscription: Subscription): void {
+    this.open.delete(subscription);
     if (--reader.subscribers > 0) return;
     if (this.readers.get(reader.workflowId) === reader) this.readers.delete(reader.workflowId);
     reader.stop();

@@ -28,8 +28,9 @@ function drained(body: PassThrough): Promise<void> {
 /**
  * Answers the request with the run's events as Server-Sent Events: the headers and a first
  * comment at once, then each event as the relay has it, a comment after `heartbeatMs` without
- * one, and the end of the response after the stream's last event. A client that goes away
- * closes its subscription; the run goes on (see EventLog for the grace period).
+ * one, and the end of the response after the stream's last event (or, when the server shuts
+ * down, after a comment saying where to resume). A client that goes away closes its
+ * subscription; the run goes on (see EventLog for the grace period).
  */
 export function streamEvents(
   ctx: Context & { state: ApiState },
@@ -67,6 +68,10 @@ export function streamEvents(
           if (!write(sseEvent(event.id, event.event, event.data))) await drained(body);
           delivered++;
         }
+      }
+      if (subscription.interrupted) {
+        const runId = ctx.response.get('x-run-id');
+        write(sseComment(`server shutting down; resume at GET /v1/runs/${runId}/events with Last-Event-ID`));
       }
       ctx.state.log.info({ delivered, ended: !body.destroyed }, 'event stream finished');
     } catch (err) {

@@ -32,12 +32,15 @@ export interface StreamedRuns {
   resumeRun(ctx: ApiContext, runId: string, after: number): Promise<void>;
   /** Event streams this process is serving now. */
   openStreams(): number;
+  /** Ends every event stream, and any opened from now on, telling clients to resume elsewhere; how many ended. */
+  endStreams(): number;
 }
 
 export function createStreamedRuns(config: Config, client: Client, runs: RunStarter, logger: Logger): StreamedRuns {
   const relay = new EventRelay(client, config.stream.disconnectGraceMs, logger);
   return {
-    openStreams: () => relay.subscriptions,
+    openStreams: () => relay.streams,
+    endStreams: () => relay.drain(),
     async streamWorkflow(ctx, operation, workflow, options) {
       const { workflowId, id } = await runs.start(ctx, operation, workflow, options);
       ctx.set('x-run-id', runIdOf(operation, id));
