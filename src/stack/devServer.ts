@@ -3,6 +3,7 @@ import { Connection } from '@temporalio/client';
 import { registerSearchAttributes } from '../registerSearchAttributes';
 import { SEARCH_ATTRIBUTES } from '../searchAttributes';
 import { spawnChild, waitUntil, type Child, type SpawnOptions } from './children';
+import { LATENCY_DYNAMIC_CONFIG } from './temporalLatency';
 
 export interface DevServerOptions {
   cliPath: string;
@@ -34,13 +35,8 @@ export async function startDevServer(options: DevServerOptions): Promise<Child> 
   else args.push('--headless');
   if (options.uiPort && options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
   if (options.dbFile) args.push('--db-filename', options.dbFile);
-  // One machine needs no task queue partitions; with the default four, a task can land in a
-  // partition with no poller and wait to be forwarded, which adds tens of ms to every step.
-  args.push('--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1');
-  args.push('--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1');
-  // With one history shard, the transfer queue is polled at most 20 times a second by default,
-  // so each step of a run (task created -> task dispatched) waited ~40 ms for the next poll.
-  args.push('--dynamic-config-value', 'history.transferProcessorMaxPollRPS=1000');
+  for (const [key, value] of Object.entries(LATENCY_DYNAMIC_CONFIG))
+    args.push('--dynamic-config-value', `${key}=${value}`);
   for (const { name, type } of SEARCH_ATTRIBUTES)
     args.push('--search-attribute', `${name}=${searchAttributeTypeFlag(type)}`);
   const server = spawnChild('temporal', options.cliPath, args, { onLine: options.output });
