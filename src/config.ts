@@ -209,7 +209,7 @@ export interface Config {
   automate: AutomateSettings;
   dataDir: string;
   workers: { workflowConcurrency: number; fetchConcurrency: number; modelConcurrency: number };
-  embedded: { temporalPort: number; temporalUiPort: number; temporalCliPath?: string };
+  embedded: { temporalPort: number; temporalUiPort: number; temporalCliPath?: string; postgresBinDir?: string };
 }
 
 type Env = Record<string, string | undefined>;
@@ -398,6 +398,7 @@ export function loadConfig(env: Env = process.env): Config {
       temporalPort: readInt(env, 'TEMPORAL_PORT', 7233, 1, 65535),
       temporalUiPort,
       temporalCliPath: readOptional(env, 'TEMPORAL_CLI_PATH'),
+      postgresBinDir: readOptional(env, 'POSTGRES_BIN_DIR'),
     },
   };
   checkTimeouts(config);

@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError, loadConfig, modelProblem, type Config } from './config';
 import { spawnChild, waitUntil } from './stack/children';
 import { startDevServer } from './stack/devServer';
 import { Supervisor } from './stack/supervisor';
+import { keptSecret } from './stack/keptSecret';
 import { findTemporalCli } from './stack/temporalCli';
 import { workerMetricsPort, workerProcesses } from './stack/workerProcesses';
 
@@ -14,15 +13,6 @@ import { workerMetricsPort, workerProcesses } from './stack/workerProcesses';
  * in the data directory, the workers and the API, each its own process. A process that crashes
  * is restarted (runs resume from the database); Ctrl-C stops them all.
  */
-
-/** A random secret kept in the data directory, so it survives restarts like the runs do. */
-async function keptSecret(dataDir: string, name: string, prefix: string): Promise<string> {
-  const file = path.join(dataDir, name);
-  if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
-  const secret = `${prefix}${randomBytes(24).toString('base64url')}`;
-  await writeFile(file, `${secret}\n`, { mode: 0o600 });
-  return secret;
-}
 
 async function main(): Promise<void> {
   const config = loadConfig();

@@ -16,10 +16,16 @@ export interface SpawnOptions {
   env?: NodeJS.ProcessEnv;
   /** Where each output line goes; defaults to this process's stdout, prefixed. */
   onLine?: (line: string) => void;
+  /** Runs the child as this user (we must be root to ask), for programs that refuse root. */
+  user?: { uid: number; gid: number };
 }
 
 export function spawnChild(name: string, command: string, args: string[], options: SpawnOptions = {}): Child {
-  const child = spawn(command, args, { env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, {
+    env: options.env ?? process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...options.user,
+  });
   const onLine = options.onLine ?? ((line: string) => process.stdout.write(`[${name}] ${line}\n`));
   for (const stream of [child.stdout, child.stderr]) {
     readline.createInterface({ input: stream }).on('line', onLine);

@@ -82,6 +82,16 @@ export class Supervisor {
     return child;
   }
 
+  /** Aborted once stop() begins, so a start still waiting for its child to get ready can end at once. */
+  get stopSignal(): AbortSignal {
+    return this.stopping.signal;
+  }
+
+  /** The process running under `name` now: a new one after each restart, none while it is down. */
+  current(name: string): Child | undefined {
+    return this.supervised.find((entry) => entry.name === name)?.child;
+  }
+
   async stop(): Promise<void> {
     this.stopping.abort();
     for (const entry of [...this.supervised].reverse()) await entry.child?.stop();

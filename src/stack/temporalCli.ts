@@ -4,6 +4,7 @@ import { chmod, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { goInstall, hasGo } from './goInstall';
 
 const run = promisify(execFile);
 
@@ -28,22 +29,10 @@ async function onPath(name: string): Promise<string | undefined> {
   return undefined;
 }
 
-async function hasGo(): Promise<boolean> {
-  try {
-    await run('go', ['version']);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Builds the CLI from its Go module; works wherever the Go module proxy is reachable. */
-async function goInstall(cacheDir: string, log: (line: string) => void): Promise<void> {
+async function buildCli(cacheDir: string, log: (line: string) => void): Promise<void> {
   log(`building Temporal CLI v${TEMPORAL_CLI_VERSION} with go install (a few minutes, once per machine)`);
-  await run('go', ['install', `github.com/temporalio/cli/cmd/temporal@v${TEMPORAL_CLI_VERSION}`], {
-    env: { ...process.env, GOBIN: cacheDir, CGO_ENABLED: '0' },
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  await goInstall(cacheDir, [`github.com/temporalio/cli/cmd/temporal@v${TEMPORAL_CLI_VERSION}`]);
 }
 
 /** The official release archive, for machines without Go. */
@@ -83,7 +72,7 @@ export async function findTemporalCli(explicitPath: string | undefined, log: (li
   const cached = path.join(cacheDir, 'temporal');
   if (existsSync(cached)) return cached;
   await mkdir(cacheDir, { recursive: true });
-  if (await hasGo()) await goInstall(cacheDir, log);
+  if (await hasGo()) await buildCli(cacheDir, log);
   else await download(cacheDir, log);
   if (!existsSync(cached)) throw new Error(`Temporal CLI install finished but ${cached} is missing`);
   return cached;

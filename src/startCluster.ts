@@ -1,0 +1,111 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { ConfigError, loadConfig, modelProblem, type Config } from './config';
+import { startCluster } from './stack/cluster';
+import { API_REPLICAS } from './stack/clusterTopology';
+import { keptSecret } from './stack/keptSecret';
+import { Supervisor } from './stack/supervisor';
+
+/**
+ * `npm run start:cluster`: the production topology on one machine, each service a plain process
+ * under the supervisor: PostgreSQL, Redis, the Temporal server and its Web UI, two API replicas
+ * and two worker processes of each role. Everything listens on 127.0.0.1; Ctrl-C stops it all.
+ */
+
+const HOST = '127.0.0.1';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  await mkdir(config.dataDir, { recursive: true });
+  let stopping = false;
+  const stopAll = async (code: number): Promise<never> => {
+    if (!stopping) {
+      stopping = true;
+      console.log('stopping...');
+      await supervisor.stop();
+    }
+    process.exit(code);
+  };
+  const supervisor = new Supervisor({
+    log: (line) => console.error(`[supervisor] ${line}`),
+    onGiveUp: (name) => {
+      console.error(`[supervisor] ${name} keeps crashing; stopping the cluster`);
+      void stopAll(1);
+    },
+  });
+  process.once('SIGINT', () => void stopAll(0));
+  process.once('SIGTERM', () => void stopAll(0));
+  try {
+    await run(config, supervisor);
+  } catch (err) {
+    if (stopping) return;
+    console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err);
+    await stopAll(1);
+  }
+}
+
+/** The API replicas listen on PORT, PORT + 1, ...; PORT=0 picks free ports. */
+function apiPorts(config: Config): (number | undefined)[] {
+  if (config.port + API_REPLICAS - 1 > 65535)
+    throw new ConfigError(
+      'PORT',
+      `the cluster's ${API_REPLICAS} API replicas need PORT at most ${65536 - API_REPLICAS}`,
+    );
+  return Array.from({ length: API_REPLICAS }, (_, i) => (config.port === 0 ? undefined : config.port + i));
+}
+
+async function run(config: Config, supervisor: Supervisor): Promise<void> {
+  const appEnv: NodeJS.ProcessEnv = {};
+  let devKey: string | undefined;
+  if (config.apiKeys.size === 0) {
+    devKey = await keptSecret(config.dataDir, 'dev-api-key', 'wl_dev_');
+    appEnv.API_KEYS = `${devKey}:dev`;
+  }
+  const codecSecret = config.codec.secret ?? (await keptSecret(config.dataDir, 'codec-secret', 'wl_codec_'));
+  appEnv.CODEC_SECRET = codecSecret;
+  const clusterDir = path.join(config.dataDir, 'cluster');
+  const cluster = await startCluster({
+    dataDir: clusterDir,
+    host: HOST,
+    frontendPort: config.embedded.temporalPort,
+    uiPort: config.embedded.temporalUiPort,
+    apiPorts: apiPorts(config),
+    namespace: config.temporal.namespace,
+    appEnv,
+    taskQueues: config.taskQueues,
+    codecEndpoint: ([first]) => `http://localhost:${first}/codec/${codecSecret}`,
+    modelConfigured: !modelProblem(config.model),
+    distDir: __dirname,
+    temporalCliPath: config.embedded.temporalCliPath,
+    postgresBinDir: config.embedded.postgresBinDir,
+    supervisor,
+    log: (line) => console.log(`[cluster] ${line}`),
+  });
+  const port = (kind: string, name: string) =>
+    cluster.topology.services.find((spec) => spec.kind === kind)?.ports[name];
+  const apis = cluster.topology.services.filter((spec) => spec.kind === 'api');
+  const workers = cluster.topology.services.filter((spec) => spec.kind === 'worker');
+  console.log(
+    [
+      '',
+      'webloom cluster is running',
+      ...apis.map((api) => `  API base URL   http://${HOST}:${api.ports.http}/v1   (${api.name})`),
+      devKey
+        ? `  API key        ${devKey}   (development key, kept in ${path.join(config.dataDir, 'dev-api-key')})`
+        : '  API keys       from API_KEYS',
+      `  Temporal UI    http://localhost:${port('temporal-ui', 'ui')}`,
+      `  Temporal       ${HOST}:${port('temporal', 'frontend')} (namespace ${config.temporal.namespace})`,
+      `  PostgreSQL     ${HOST}:${port('postgres', 'postgres')} (data in ${path.join(clusterDir, 'postgres')})`,
+      `  Redis          ${HOST}:${port('redis', 'redis')}`,
+      `  Workers        ${workers.map((worker) => worker.name).join(', ')}`,
+      '',
+      'A process that crashes is restarted; Ctrl-C stops everything.',
+      '',
+    ].join('\n'),
+  );
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err);
+  process.exit(1);
+});
