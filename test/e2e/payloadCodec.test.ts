@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { GZIP_ENCODING, GzipPayloadCodec } from '../../src/payloadCodec';
 import { apiKey, apiUrl, post, stackSetting } from '../support/api';
@@ -115,8 +115,12 @@ describe('payload codec', () => {
       const [payload] = ((await res.json()) as { payloads: { data: string }[] }).payloads;
       expect(JSON.parse(Buffer.from(payload!.data, 'base64').toString()).content).toBe(PARAGRAPH.repeat(100));
     }
-    // The harness copies the API's output to the file as it comes: wait for the line.
-    const readLog = () => readFile(path.resolve(__dirname, '..', '..', 'data', 'test-logs', 'api.log'), 'utf8');
+    // The harness copies each API replica's output to its file as it comes: wait for the line.
+    const logDir = path.resolve(__dirname, '..', '..', 'data', 'test-logs');
+    const readLog = async () => {
+      const apiLogs = (await readdir(logDir)).filter((name) => /^api(-\d+)?\.log$/.test(name));
+      return (await Promise.all(apiLogs.map((name) => readFile(path.join(logDir, name), 'utf8')))).join('');
+    };
     let log = await readLog();
     for (let tries = 0; tries < 20 && !log.includes('/codec/:secret/decode'); tries++) {
       await new Promise((resolve) => setTimeout(resolve, 100));

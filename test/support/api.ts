@@ -8,10 +8,23 @@ export interface ApiResponse<T = Record<string, unknown>> {
   text: string;
 }
 
-export function apiUrl(): string {
+/** Every API replica's base URL: one on the dev stack, two on the cluster topology. */
+export function apiUrls(): string[] {
+  const urls = process.env.TEST_API_URLS ? (JSON.parse(process.env.TEST_API_URLS) as string[]) : [];
   const url = process.env.TEST_API_URL;
-  if (!url) throw new Error('TEST_API_URL is not set: tests run under the jest global setup');
-  return url;
+  if (urls.length === 0 && !url) throw new Error('TEST_API_URL is not set: tests run under the jest global setup');
+  return urls.length > 0 ? urls : [url!];
+}
+
+let nextReplica = 0;
+
+/**
+ * An API's base URL, each call the next replica's in turn, so the suite's requests exercise
+ * every replica and any state one replica keeps that the others lack shows as a failure.
+ */
+export function apiUrl(): string {
+  const urls = apiUrls();
+  return urls[nextReplica++ % urls.length]!;
 }
 
 export function apiKey(): string {

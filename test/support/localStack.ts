@@ -1,18 +1,38 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { loadConfig } from '../../src/config';
 import { spawnChild, waitUntil, type Child } from '../../src/stack/children';
+import { startCluster } from '../../src/stack/cluster';
+import { API_REPLICAS } from '../../src/stack/clusterTopology';
 import { freePort, startDevServer } from '../../src/stack/devServer';
+import { Supervisor } from '../../src/stack/supervisor';
 import { workerProcesses } from '../../src/stack/workerProcesses';
 import { startModelStandIn } from './modelStandIn';
 import { findTemporalCli } from '../../src/stack/temporalCli';
 
 /**
- * The real stack for tests and benchmarks: a Temporal dev server on free ports, the worker
- * and API processes as built (dist/), each logging to a file under the given directory.
+ * The real stack for tests and benchmarks, its processes as built (dist/), each logging to a
+ * file under the given directory, on free ports. Two layouts:
+ * - `dev`: what `npm start` runs: the Temporal dev server, two worker processes and one API;
+ * - `cluster`: the production topology `npm run start:cluster` runs (src/stack/clusterTopology.ts):
+ *   PostgreSQL, Redis, the Temporal server and UI server, two API replicas and two worker
+ *   processes of each role, under the supervisor, so a killed process comes back.
  */
+export type StackTopology = 'dev' | 'cluster';
+
+/** The layout the tests run on: `TEST_TOPOLOGY=cluster` (npm run test:cluster) or the dev stack. */
+export function testTopology(env: NodeJS.ProcessEnv = process.env): StackTopology {
+  return env.TEST_TOPOLOGY === 'cluster' ? 'cluster' : 'dev';
+}
+
 export interface Stack {
+  topology: StackTopology;
+  /** The first API's base URL. */
   apiUrl: string;
+  /** Every API replica's base URL (one on the dev stack). */
+  apiUrls: string[];
   temporalAddress: string;
   namespace: string;
   apiKey: string;
@@ -23,7 +43,10 @@ export interface Stack {
   modelUrl: string;
   /** The environment the API and workers run with, for tests that start more of them. */
   env: NodeJS.ProcessEnv;
-  /** Process ids by child name ('api', 'worker fetch,browser'...), for tests that watch their memory. */
+  /**
+   * Process ids at start by child name: 'api', 'worker fetch,browser'... on the dev stack; the
+   * topology's service names ('api-1', 'worker-fetch-2'...) on the cluster.
+   */
   pids: Record<string, number | undefined>;
   /** Stops every process and server of the stack and closes its log files. */
   close(): Promise<void>;
@@ -45,60 +68,103 @@ export function projectRoot(): string {
   return dir;
 }
 
-export async function startStack(logDir: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Stack> {
+export async function startStack(
+  logDir: string,
+  extraEnv: NodeJS.ProcessEnv = {},
+  topology: StackTopology = 'dev',
+): Promise<Stack> {
   await rm(logDir, { recursive: true, force: true });
   await mkdir(logDir, { recursive: true });
-  const root = projectRoot();
-  const logs: WriteStream[] = [];
+  const logs = new Map<string, WriteStream>();
+  // One file per process name: a restarted process writes on after the one it replaces.
   const logTo = (name: string) => {
-    const stream = createWriteStream(path.join(logDir, `${name}.log`));
-    logs.push(stream);
+    const stream = logs.get(name) ?? createWriteStream(path.join(logDir, `${name}.log`));
+    logs.set(name, stream);
     return (line: string) => stream.write(`${line}\n`);
   };
-  const cli = await findTemporalCli(process.env.TEMPORAL_CLI_PATH, (line) => console.log(line));
-  const temporalPort = await freePort();
-  const apiPort = await freePort();
   const geoProxyPort = await freePort(FIXTURE_HOST);
   const model = await startModelStandIn();
   const namespace = 'default';
+  const apiKey = 'test-key-0123456789abcdef';
+  const otherOrgKey = 'test-key-other-organization';
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TEMPORAL_NAMESPACE: namespace,
+    HOST: '127.0.0.1',
+    API_KEYS: `${apiKey}:test-org,${otherOrgKey}:other-org`,
+    CODEC_SECRET: 'test-codec-secret-0123456789',
+    ALLOW_INTERNAL_HOSTS: `${FIXTURE_HOST},${OTHER_FIXTURE_HOST}`,
+    LOG_LEVEL: 'info',
+    BODY_LIMIT_BYTES: '65536',
+    // Short, so the tests of slow clients finish quickly.
+    HEADERS_TIMEOUT_MS: '1000',
+    REQUEST_RECEIVE_TIMEOUT_MS: '2000',
+    CACHE_DIR: path.join(logDir, 'cache'),
+    CACHE_TTL_SECONDS: '3',
+    FETCH_MIN_EFFORT_TIMEOUT_MS: '2000',
+    // A page over its reading budget costs the tests this long; every fixture reads in milliseconds.
+    CONVERT_TIMEOUT_MS: '8000',
+    GEO_PROXIES: `DE=http://${FIXTURE_HOST}:${geoProxyPort}`,
+    OPENAI_BASE_URL: model.baseUrl,
+    OPENAI_API_KEY: model.apiKey,
+    OPENAI_MODEL: model.model,
+    MODEL_CONTENT_TOKENS: '2000',
+    // Every worker process its own free port (logged as "metrics listening"), the ones tests start too.
+    WORKER_METRICS_PORT: '0',
+    ...extraEnv,
+  };
+  const stopModel = async () => {
+    await model.close();
+    await Promise.all([...logs.values()].map((stream) => new Promise((resolve) => stream.end(resolve))));
+  };
+  const common = {
+    topology,
+    namespace,
+    apiKey,
+    otherOrgKey,
+    geoProxyPort,
+    modelUrl: model.baseUrl.replace(/\/v1$/, ''),
+  };
+  const started = await (topology === 'cluster' ? startClusterStack : startDevStack)(env, logTo).catch(
+    async (err: unknown) => {
+      await stopModel();
+      throw err;
+    },
+  );
+  await writeFile(
+    path.join(logDir, 'stack.json'),
+    JSON.stringify({ topology, apiUrls: started.apiUrls, temporalAddress: started.temporalAddress }),
+  );
+  return {
+    ...common,
+    ...started,
+    apiUrl: started.apiUrls[0]!,
+    close: async () => {
+      await started.close();
+      await stopModel();
+    },
+  };
+}
+
+type Started = Pick<Stack, 'apiUrls' | 'temporalAddress' | 'env' | 'pids' | 'close'>;
+
+async function startDevStack(
+  baseEnv: NodeJS.ProcessEnv,
+  logTo: (name: string) => (line: string) => void,
+): Promise<Started> {
+  const root = projectRoot();
+  const cli = await findTemporalCli(process.env.TEMPORAL_CLI_PATH, (line) => console.log(line));
+  const temporalPort = await freePort();
+  const apiPort = await freePort();
   const children: Child[] = [];
   const close = async () => {
     for (const child of [...children].reverse()) await child.stop();
-    await model.close();
-    await Promise.all(logs.map((stream) => new Promise((resolve) => stream.end(resolve))));
   };
   try {
-    children.push(await startDevServer({ cliPath: cli, port: temporalPort, namespace, output: logTo('temporal') }));
-    const apiKey = 'test-key-0123456789abcdef';
-    const otherOrgKey = 'test-key-other-organization';
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
-      TEMPORAL_NAMESPACE: namespace,
-      PORT: String(apiPort),
-      HOST: '127.0.0.1',
-      API_KEYS: `${apiKey}:test-org,${otherOrgKey}:other-org`,
-      CODEC_SECRET: 'test-codec-secret-0123456789',
-      ALLOW_INTERNAL_HOSTS: `${FIXTURE_HOST},${OTHER_FIXTURE_HOST}`,
-      LOG_LEVEL: 'info',
-      BODY_LIMIT_BYTES: '65536',
-      // Short, so the tests of slow clients finish quickly.
-      HEADERS_TIMEOUT_MS: '1000',
-      REQUEST_RECEIVE_TIMEOUT_MS: '2000',
-      CACHE_DIR: path.join(logDir, 'cache'),
-      CACHE_TTL_SECONDS: '3',
-      FETCH_MIN_EFFORT_TIMEOUT_MS: '2000',
-      // A page over its reading budget costs the tests this long; every fixture reads in milliseconds.
-      CONVERT_TIMEOUT_MS: '8000',
-      GEO_PROXIES: `DE=http://${FIXTURE_HOST}:${geoProxyPort}`,
-      OPENAI_BASE_URL: model.baseUrl,
-      OPENAI_API_KEY: model.apiKey,
-      OPENAI_MODEL: model.model,
-      MODEL_CONTENT_TOKENS: '2000',
-      // Every worker process its own free port (logged as "metrics listening"), the ones tests start too.
-      WORKER_METRICS_PORT: '0',
-      ...extraEnv,
-    };
+    children.push(
+      await startDevServer({ cliPath: cli, port: temporalPort, namespace: 'default', output: logTo('temporal') }),
+    );
+    const env: NodeJS.ProcessEnv = { ...baseEnv, TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`, PORT: String(apiPort) };
     const workers = workerProcesses(path.join(root, 'dist/src/workers/main.js'), true, (roles) => ({
       env,
       onLine: logTo(`worker-${roles.split(',')[0]}`),
@@ -111,21 +177,60 @@ export async function startStack(logDir: string, extraEnv: NodeJS.ProcessEnv = {
     children.push(api);
     const apiUrl = `http://127.0.0.1:${apiPort}`;
     await waitUntil('the API', api, async () => (await fetch(`${apiUrl}/healthz`)).ok, 60_000);
-    await writeFile(path.join(logDir, 'stack.json'), JSON.stringify({ apiUrl, temporalPort }));
     return {
-      apiUrl: `${apiUrl}/v1`,
+      apiUrls: [`${apiUrl}/v1`],
       temporalAddress: `127.0.0.1:${temporalPort}`,
-      namespace,
-      apiKey,
-      otherOrgKey,
-      geoProxyPort,
-      modelUrl: model.baseUrl.replace(/\/v1$/, ''),
       env,
       pids: Object.fromEntries(children.map((child) => [child.name, child.process.pid])),
       close,
     };
   } catch (err) {
     // A half-started stack would outlive the run (and keep jest from exiting).
+    await close();
+    throw err;
+  }
+}
+
+async function startClusterStack(
+  baseEnv: NodeJS.ProcessEnv,
+  logTo: (name: string) => (line: string) => void,
+): Promise<Started> {
+  // PostgreSQL's data goes where its account (nobody, when we are root) can reach it, whatever the checkout's path.
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'webloom-cluster-'));
+  await chmod(dataDir, 0o711);
+  const log = logTo('cluster');
+  const supervisor = new Supervisor({ log, onGiveUp: (name) => log(`${name} given up`) });
+  const close = async () => {
+    await supervisor.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const config = loadConfig(baseEnv);
+    const cluster = await startCluster({
+      dataDir,
+      host: '127.0.0.1',
+      apiPorts: Array.from({ length: API_REPLICAS }, () => undefined),
+      namespace: config.temporal.namespace,
+      appEnv: baseEnv,
+      taskQueues: config.taskQueues,
+      codecEndpoint: ([first]) => `http://localhost:${first}/codec/${config.codec.secret}`,
+      modelConfigured: true,
+      distDir: path.join(projectRoot(), 'dist/src'),
+      temporalCliPath: process.env.TEMPORAL_CLI_PATH,
+      supervisor,
+      log,
+      output: logTo,
+    });
+    const apis = cluster.topology.services.filter((spec) => spec.kind === 'api');
+    const env: NodeJS.ProcessEnv = { ...baseEnv, ...apis[0]!.env };
+    return {
+      apiUrls: apis.map((api) => `http://127.0.0.1:${api.ports.http}/v1`),
+      temporalAddress: cluster.topology.appEnv.TEMPORAL_ADDRESS!,
+      env,
+      pids: cluster.pids(),
+      close,
+    };
+  } catch (err) {
     await close();
     throw err;
   }

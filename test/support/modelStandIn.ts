@@ -20,6 +20,8 @@ export interface ScriptedReply {
   status?: number;
   message?: string;
   headers?: Record<string, string>;
+  /** Answered after this pause, as a slow model would: long enough to lose its worker meanwhile. */
+  delayMs?: number;
 }
 
 /** A reply for requests of one JSON Schema name, maybe only those whose messages contain `when`. */
@@ -152,31 +154,40 @@ export async function startModelStandIn(host = '127.0.0.1'): Promise<ModelStandI
       }
       const reply =
         formatReply(script, body.response_format?.json_schema?.name, body.messages) ?? script.replies.shift();
-      if (reply?.status)
-        return send(reply.status, errorBody(reply.status, reply.message ?? 'scripted error'), reply.headers);
-      const content =
-        reply?.content !== undefined
-          ? resolveRefs(reply.content, body.messages ?? [])
-          : JSON.stringify(minimalValue(body.response_format?.json_schema?.schema ?? { type: 'object' }));
-      const promptTokens = Math.ceil(JSON.stringify(body.messages ?? []).length / 4);
-      const completionTokens = Math.ceil(content.length / 4);
-      return send(
-        200,
-        JSON.stringify({
-          id: `chatcmpl-${received.length}`,
-          object: 'chat.completion',
-          created: Math.floor(Date.now() / 1000),
-          model: STAND_IN_MODEL,
-          choices: [
-            { index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null },
-          ],
-          usage: {
-            prompt_tokens: promptTokens,
-            completion_tokens: completionTokens,
-            total_tokens: promptTokens + completionTokens,
-          },
-        }),
-      );
+      const answer = () => {
+        if (reply?.status)
+          return send(reply.status, errorBody(reply.status, reply.message ?? 'scripted error'), reply.headers);
+        const content =
+          reply?.content !== undefined
+            ? resolveRefs(reply.content, body.messages ?? [])
+            : JSON.stringify(minimalValue(body.response_format?.json_schema?.schema ?? { type: 'object' }));
+        const promptTokens = Math.ceil(JSON.stringify(body.messages ?? []).length / 4);
+        const completionTokens = Math.ceil(content.length / 4);
+        return send(
+          200,
+          JSON.stringify({
+            id: `chatcmpl-${received.length}`,
+            object: 'chat.completion',
+            created: Math.floor(Date.now() / 1000),
+            model: STAND_IN_MODEL,
+            choices: [
+              {
+                index: 0,
+                message: { role: 'assistant', content, refusal: null },
+                finish_reason: 'stop',
+                logprobs: null,
+              },
+            ],
+            usage: {
+              prompt_tokens: promptTokens,
+              completion_tokens: completionTokens,
+              total_tokens: promptTokens + completionTokens,
+            },
+          }),
+        );
+      };
+      if (reply?.delayMs) setTimeout(answer, reply.delayMs);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, host, resolve));

@@ -26,7 +26,7 @@ export interface SearchStandIn {
   close(): Promise<void>;
 }
 
-export async function startSearchStandIn(corpus: FixtureServer, host = '127.0.0.1'): Promise<SearchStandIn> {
+export async function startSearchStandIn(corpus: FixtureServer, host = '127.0.0.1', port = 0): Promise<SearchStandIn> {
   const queries: string[] = [];
   let failures: { count: number; status: number; retryAfter?: string } = { count: 0, status: 500 };
   const server = http.createServer((req, res) => {
@@ -100,7 +100,7 @@ export async function startSearchStandIn(corpus: FixtureServer, host = '127.0.0.
       },
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
   const base = `http://${host}:${(server.address() as AddressInfo).port}`;
   return {
     baseUrl: base,
