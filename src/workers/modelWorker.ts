@@ -5,7 +5,18 @@ import { ModelClient } from '../model/modelClient';
 import { createResearchActivities } from '../activities/researchModel';
 import { createAutomateActivities } from '../activities/automateModel';
 import type { WorkerMetrics } from '../metrics/workerMetrics';
+import { heartbeating } from '../activities/heartbeat';
 import { createServiceWorker, type RoleWorkers } from './role';
+
+/**
+ * Every model call heartbeats while it waits on the model, so a call whose worker died is retried
+ * elsewhere after the heartbeat timeout, not after the model timeout (two minutes and more).
+ */
+function withHeartbeats<A extends Record<string, (input: never) => Promise<unknown>>>(activities: A): A {
+  return Object.fromEntries(
+    Object.entries(activities).map(([name, activity]) => [name, (input: never) => heartbeating(() => activity(input))]),
+  ) as A;
+}
 
 /**
  * The model tier: calls to the OpenAI-compatible endpoint. Its concurrency is the number of
@@ -22,11 +33,11 @@ export async function createModelWorkers(
   const client = new ModelClient(config.model);
   const worker = await createServiceWorker(connection, config, metrics, {
     taskQueue: config.taskQueues.model,
-    activities: {
+    activities: withHeartbeats({
       ...createModelActivities(client),
       ...createResearchActivities(client),
       ...createAutomateActivities(client),
-    },
+    }),
     maxConcurrentActivityTaskExecutions: config.workers.modelConcurrency,
   });
   return { workers: [worker] };

@@ -29,6 +29,7 @@ import {
   type SessionSteps,
 } from '../operations/automate';
 import type { Decision, PageView, StepNote, TaskPlan } from '../prompts/automate.v1';
+import { HEARTBEAT_TIMEOUT } from './heartbeat';
 import { InputRequests } from './inputRequests';
 import { recordingOutcome } from './outcome';
 
@@ -44,6 +45,7 @@ const MAX_WAIT_SECONDS = 10;
 
 const MODEL_OPTIONS = {
   startToCloseTimeout: '2m',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: { maximumAttempts: 5, initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
 } as const;
 
@@ -61,7 +63,7 @@ const OPENING_OPTIONS = {
 const STEP_OPTIONS = {
   scheduleToStartTimeout: '15s',
   startToCloseTimeout: '90s',
-  heartbeatTimeout: '10s',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: { maximumAttempts: 1 },
 } as const;
 

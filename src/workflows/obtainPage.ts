@@ -1,5 +1,4 @@
 import { ActivityFailure, ApplicationFailure, log, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
-import type { Duration } from '@temporalio/common';
 import type { FetchActivities } from '../activities/fetchPage';
 import type { PageReading, ReadingOf } from '../activities/readPage';
 import type { RenderActivities } from '../activities/renderPage';
@@ -7,12 +6,7 @@ import type { PageCacheUse } from '../activities/pageCache';
 import type { PageQueues, PageRequest } from '../operations/pageRequest';
 import type { ActivityTimeouts } from '../timeouts';
 import type { Effort, ObtainedPage } from '../types';
-
-/**
- * A worker that stops heartbeating (its process died or hangs) loses the attempt after this long,
- * and the attempt is retried on whichever worker polls next, instead of after start-to-close.
- */
-const HEARTBEAT_TIMEOUT: Duration = '10s';
+import { HEARTBEAT_TIMEOUT } from './heartbeat';
 
 /**
  * The timeouts of runs started before workflows were given theirs in their input; replaying those

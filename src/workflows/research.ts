@@ -34,6 +34,7 @@ import { MODE_BUDGETS, type ModeBudget } from '../research/modes';
 import { domainOf, pageKey, urlsInQuery } from '../research/queryUrls';
 import { stopReasonAfter, type StopReason } from '../research/stopRule';
 import type { PageQueues } from '../operations/pageRequest';
+import { HEARTBEAT_TIMEOUT } from './heartbeat';
 import { obtainPageFacts } from './obtainPage';
 import { recordingOutcome } from './outcome';
 import type { ActivityTimeouts } from '../timeouts';
@@ -93,6 +94,7 @@ class ResearchFailure extends Error {
 
 const MODEL_OPTIONS = {
   startToCloseTimeout: '10m',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: { maximumAttempts: 5, initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
 } as const;
 

@@ -4,6 +4,7 @@ import type { TokenUsage } from '../model/modelClient';
 import { MODEL_FAILED } from '../errors';
 import { mergeAnswers } from '../structured/merge';
 import type { StructuredJsonInput } from '../operations/structuredJson';
+import { HEARTBEAT_TIMEOUT } from './heartbeat';
 import { obtainPage, TIMEOUTS_BEFORE_INPUT } from './obtainPage';
 import { recordingOutcome } from './outcome';
 
@@ -32,6 +33,7 @@ async function structuredJson(task: 'extract' | 'generate', input: StructuredJso
   const model = proxyActivities<ModelActivities>({
     taskQueue: input.queues.model,
     startToCloseTimeout: timeouts.modelMs,
+    heartbeatTimeout: HEARTBEAT_TIMEOUT,
     retry: { maximumAttempts: 6, initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
   });
   const usage: TokenUsage = { prompt: 0, completion: 0, total: 0 };
