@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { chown, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -23,6 +23,27 @@ export function postgresAccount(): UnixUser | undefined {
   return { uid: id('-u'), gid: id('-g') };
 }
 
+/** Whether `account` may enter `dir`, by the permission bits that apply to it. */
+function canEnter(dir: string, account: UnixUser): boolean {
+  const { uid, gid, mode } = statSync(dir);
+  return Boolean(uid === account.uid ? mode & 0o100 : gid === account.gid ? mode & 0o010 : mode & 0o001);
+}
+
+/**
+ * Every directory above the data directory must let the account through; otherwise initdb fails
+ * with a message that does not say which.
+ */
+function checkReachable(dataDir: string, account: UnixUser): void {
+  for (let dir = path.dirname(dataDir); ; dir = path.dirname(dir)) {
+    if (!canEnter(dir, account))
+      throw new Error(
+        `PostgreSQL must run as nobody (it refuses root), and nobody cannot enter ${dir}: ` +
+          `set DATA_DIR to a directory it can reach, or let it through (chmod o+x ${dir})`,
+      );
+    if (dir === path.dirname(dir)) return;
+  }
+}
+
 /**
  * Creates the database cluster unless the directory holds one already. The superuser is Temporal's
  * user with a password (scram-sha-256), so no other local account can connect without it.
@@ -35,6 +56,7 @@ export async function initPostgres(
 ): Promise<void> {
   if (existsSync(path.join(dataDir, 'PG_VERSION'))) return;
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  if (account) checkReachable(dataDir, account);
   const passwordFile = path.join(path.dirname(dataDir), `.${path.basename(dataDir)}-initdb-password`);
   await writeFile(passwordFile, password, { mode: 0o600 });
   try {
