@@ -95,6 +95,7 @@ export function serviceEnvironment(
 /** The image reference of a service, split at the tag. */
 export function imageTag(service: ComposeService): { name: string; tag: string } {
   const image = service.image ?? '';
-  const colon = image.lastIndexOf(':');
+  // The tag's colon is the first after the last slash (a registry may carry a port, a tag a variable).
+  const colon = image.indexOf(':', image.lastIndexOf('/') + 1);
   return { name: image.slice(0, colon), tag: image.slice(colon + 1) };
 }
