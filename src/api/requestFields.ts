@@ -1,6 +1,17 @@
 import { invalidField, ServiceError, type ErrorCode } from '../errors';
 import type { GeoTarget } from '../types';
 
+/** The 400 messages of a field of the wrong type or value, also listed in the API description. */
+export const fieldMessages = {
+  notString: (name: string) => `${name} must be a string`,
+  notOneOf: (name: string, values: readonly string[]) => `${name} must be one of: ${values.join(', ')}`,
+  notBoolean: (name: string) => `${name} must be a boolean`,
+  notWholeNumber: (name: string, min: number, max: number, unit: string) =>
+    `${name} must be a whole number of ${unit} from ${min} to ${max}`,
+  notObject: (name: string) => `${name} must be an object`,
+  notCountry: 'geo_target.country must be an ISO 3166-1 alpha-2 country code, such as US',
+};
+
 /**
  * Typed reads of a JSON request body. Each read either returns a value of the declared type or
  * throws a 400 that names the field, so handlers never see a half-valid request.
@@ -15,7 +26,7 @@ export class RequestFields {
   requiredString(name: string, missing: ErrorCode): string {
     const value = this.body[name];
     if (value === undefined || value === null || value === '') throw new ServiceError(missing);
-    if (typeof value !== 'string') throw invalidField(`${name} must be a string`);
+    if (typeof value !== 'string') throw invalidField(fieldMessages.notString(name));
     if (value.trim() === '') throw new ServiceError(missing);
     return value;
   }
@@ -24,7 +35,7 @@ export class RequestFields {
     if (!this.has(name)) return fallback;
     const value = this.body[name];
     if (typeof value !== 'string' || !values.includes(value as T)) {
-      throw invalidField(`${name} must be one of: ${values.join(', ')}`);
+      throw invalidField(fieldMessages.notOneOf(name, values));
     }
     return value as T;
   }
@@ -32,7 +43,7 @@ export class RequestFields {
   optionalBoolean(name: string, fallback: boolean): boolean {
     if (!this.has(name)) return fallback;
     const value = this.body[name];
-    if (typeof value !== 'boolean') throw invalidField(`${name} must be a boolean`);
+    if (typeof value !== 'boolean') throw invalidField(fieldMessages.notBoolean(name));
     return value;
   }
 
@@ -40,7 +51,7 @@ export class RequestFields {
     if (!this.has(name)) return undefined;
     const value = this.body[name];
     if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-      throw invalidField(`${name} must be a whole number of ${unit} from ${min} to ${max}`);
+      throw invalidField(fieldMessages.notWholeNumber(name, min, max, unit));
     }
     return value;
   }
@@ -49,11 +60,11 @@ export class RequestFields {
     if (!this.has('geo_target')) return undefined;
     const value = this.body.geo_target;
     if (typeof value !== 'object' || Array.isArray(value) || value === null)
-      throw invalidField('geo_target must be an object');
+      throw invalidField(fieldMessages.notObject('geo_target'));
     const country = (value as Record<string, unknown>).country;
     if (country === undefined || country === null) return {};
     if (typeof country !== 'string' || !isCountryCode(country)) {
-      throw invalidField('geo_target.country must be an ISO 3166-1 alpha-2 country code, such as US');
+      throw invalidField(fieldMessages.notCountry);
     }
     const upper = country.toUpperCase();
     // UK is reserved in ISO 3166-1 for the United Kingdom, whose code is GB; people write both.

@@ -2,25 +2,17 @@ import type { Middleware } from 'koa';
 import { cachePartition, markdownCacheKey } from '../../cache/resultCache';
 import { withFrontMatter } from '../../extraction/frontMatter';
 import type { ExtractMarkdownRequest, ExtractMarkdownResponse } from '../../operations/extractMarkdown';
-import { CONTENT_SCOPES, EFFORTS, type PageMetadata } from '../../types';
+import type { PageMetadata } from '../../types';
 import { extractMarkdown } from '../../workflows';
 import { checkPageTarget } from '../pageTarget';
-import { RequestFields } from '../requestFields';
+import { extractMarkdownBody } from '../requestBodies';
 import type { ApiState } from '../state';
 import type { ApiDeps } from '../app';
 import { activityTimeouts, OPERATION_DEADLINE_MS } from '../../timeouts';
 
 /** Spec §2.3 with its defaults applied. */
 export function parseExtractMarkdown(body: Record<string, unknown>): ExtractMarkdownRequest {
-  const fields = new RequestFields(body);
-  return {
-    url: fields.requiredString('url', 'url_required'),
-    content: fields.optionalEnum('content', CONTENT_SCOPES, 'main'),
-    effort: fields.optionalEnum('effort', EFFORTS, 'standard'),
-    geo_target: fields.optionalGeoTarget(),
-    metadata: fields.optionalBoolean('metadata', false),
-    nocache: fields.optionalBoolean('nocache', false),
-  };
+  return extractMarkdownBody.parse(body);
 }
 
 /** Spec §2.4: metadata as its own field when asked for, else as front matter in the content. */
