@@ -31,7 +31,12 @@ function orNull(schema: SchemaObject): SchemaObject {
   };
 }
 
-/** A string that must be given and hold more than white space. */
+/** Characters as JSON Schema's `maxLength` counts them: code points, so an emoji is one, not two UTF-16 units. */
+function characters(value: string): number {
+  return Array.from(value).length;
+}
+
+/** A string that must be given and hold more than white space; `maxLength` counts its characters. */
 export function requiredText(
   missing: ErrorCode,
   doc: { description: string; format?: string; maxLength?: { limit: number; code: ErrorCode } },
@@ -54,7 +59,7 @@ export function requiredText(
     ],
     read(fields, name) {
       const value = fields.requiredString(name, missing);
-      if (maxLength && value.length > maxLength.limit) throw new ServiceError(maxLength.code);
+      if (maxLength && characters(value) > maxLength.limit) throw new ServiceError(maxLength.code);
       return value;
     },
   };

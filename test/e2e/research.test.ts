@@ -566,6 +566,15 @@ describe('refusals before any stream', () => {
     });
   });
 
+  it('counts the characters of a query as code points, as JSON Schema does', async () => {
+    const query = 'x'.repeat(9_990) + '\u{1F600}'.repeat(10);
+    const response = await call('POST', '/research', { json: { query } });
+    expect({ status: response.status, body: response.body }).toEqual({
+      status: 503,
+      body: { error: 'research service is not configured' },
+    });
+  });
+
   it('answers 503 when no model is configured', async () => {
     const config = loadConfig({ ...env, OPENAI_MODEL: '' });
     const app = createApp(

@@ -383,6 +383,9 @@ describe('POST /generate/json', () => {
     }
     const longest = await generate({ instructions: 'x'.repeat(20_000) });
     expect(longest.status).not.toBe(400);
+    // Characters are code points, as JSON Schema counts them: an emoji is one, though two UTF-16 units.
+    const emoji = await generate({ instructions: 'x'.repeat(19_990) + '\u{1F600}'.repeat(10) });
+    expect(emoji.status).not.toBe(400);
   });
 });
 

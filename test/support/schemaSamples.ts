@@ -19,6 +19,9 @@ export interface BodySample {
 
 const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
 
+/** A character outside the Basic Multilingual Plane: one code point, two UTF-16 units. */
+const ASTRAL = '\u{1F600}';
+
 /** Values of every JSON type, and the edges of strings. */
 const GENERIC: unknown[] = [null, true, false, 0, 7, 1.5, -1, '', '   ', 'x', [], ['x'], {}];
 
@@ -38,7 +41,7 @@ function candidates(schema: Schema, depth = 0): unknown[] {
   }
   if (typeof schema.maxLength === 'number') {
     const max = schema.maxLength;
-    values.push('x'.repeat(max), 'x'.repeat(max + 1));
+    values.push('x'.repeat(max), 'x'.repeat(max + 1), ASTRAL.repeat(max), ASTRAL.repeat(max + 1));
   }
   if (typeof schema.pattern === 'string') values.push('USA', 'us', '1');
   const properties = schema.properties as Record<string, Schema> | undefined;
