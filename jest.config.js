@@ -1,7 +1,7 @@
 /**
- * linkedom's own dependencies (htmlparser2, css-select and theirs) ship ES modules only, which
- * Jest's CommonJS module loader cannot require on Node 20; swc turns them into CommonJS so tests
- * call the extraction code in-process.
+ * linkedom's own dependencies (htmlparser2, css-select and theirs) and the OpenAPI validator ship
+ * ES modules only, which Jest's CommonJS module loader cannot require on Node 20; swc turns them
+ * into CommonJS so tests call the extraction code in-process and validate the API description.
  */
 const ESM_ONLY = [
   'css-select',
@@ -14,6 +14,7 @@ const ESM_ONLY = [
   'domelementtype',
   'entities',
   'htmlparser2',
+  '@seriousme/openapi-schema-validator',
 ];
 
 const common = {

@@ -487,18 +487,16 @@ export function proxyForCountry(geo: GeoSettings, country: string): string | und
   return geo.proxies.get(upper) ?? geo.template?.replaceAll('{country}', upper.toLowerCase());
 }
 
+export const geoUnavailableMessage = (country: string) =>
+  `geo_target.country ${country} is not available: no proxy is configured for it`;
+
 /**
  * The proxy a request for `country` must go through; a country without one is refused (400), never
  * fetched directly.
  */
 export function requireProxyFor(geo: GeoSettings, country: string): string {
   const proxy = proxyForCountry(geo, country);
-  if (!proxy)
-    throw new ServiceError(
-      'geo_unavailable',
-      undefined,
-      `geo_target.country ${country} is not available: no proxy is configured for it`,
-    );
+  if (!proxy) throw new ServiceError('geo_unavailable', undefined, geoUnavailableMessage(country));
   return proxy;
 }
 

@@ -21,9 +21,12 @@ import { errorResponses } from './middleware/errorResponses';
 import { httpMetrics } from './middleware/httpMetrics';
 import { jsonBody } from './middleware/jsonBody';
 import { requestLog } from './middleware/requestLog';
+import { apiDocument } from './openapi/document';
+import { undocumentedRoutes } from './openapi/routedDocument';
 import { automateInputRoute, automateRoute } from './routes/automate';
 import { codecRouter } from './routes/codec';
 import { extractMarkdownRoute } from './routes/extractMarkdown';
+import { openApiRoute } from './routes/openApi';
 import { operationalEndpoints } from './routes/operational';
 import { researchRoute } from './routes/research';
 import { runEventsRoute } from './routes/runEvents';
@@ -85,13 +88,16 @@ function routeMethods(routers: Router<ApiState>[]): (path: string) => string[] |
   };
 }
 
+/** Where the versioned API lives (spec §9). */
+const API_PREFIX = '/v1';
+
 export function createApp(deps: ApiDeps, logger: Logger): Koa<ApiState> {
   const app = new Koa<ApiState>({ proxy: false });
   // Failures after the answer has started; a client leaving an event stream early is normal.
   app.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code !== 'ERR_STREAM_PREMATURE_CLOSE') logger.error({ err }, 'response failed');
   });
-  const router = new Router<ApiState>({ prefix: '/v1' });
+  const router = new Router<ApiState>({ prefix: API_PREFIX });
   router.post('/extract/markdown', extractMarkdownRoute(deps));
   router.post('/extract/json', structuredJsonRoute(deps, 'extract-json'));
   router.post('/generate/json', structuredJsonRoute(deps, 'generate-json'));
@@ -99,14 +105,21 @@ export function createApp(deps: ApiDeps, logger: Logger): Koa<ApiState> {
   router.post('/automate', automateRoute(deps));
   router.post('/automate/:requestID/input', automateInputRoute(deps));
   router.get('/runs/:runId/events', runEventsRoute(deps));
+  // Routes that need no key.
+  const open = new Router<ApiState>({ prefix: API_PREFIX });
+  open.get('/openapi.json', openApiRoute([open, router], API_PREFIX));
+  const undocumented = undocumentedRoutes(apiDocument(), [open, router], API_PREFIX);
+  if (undocumented.length > 0)
+    throw new Error(`routes missing from the API description (src/api/openapi/): ${undocumented.join(', ')}`);
   const codec = codecRouter(deps.config.apiKeys, deps.config.codec);
 
   app.use(operationalEndpoints({ ...deps, metricsToken: deps.config.metrics.token }));
   app.use(requestLog(logger));
-  app.use(httpMetrics(deps.metrics, [codec, router]));
+  app.use(httpMetrics(deps.metrics, [codec, open, router]));
   app.use(errorResponses());
-  app.use(crossOrigin(deps.config.cors, routeMethods([codec, router])));
+  app.use(crossOrigin(deps.config.cors, routeMethods([codec, open, router])));
   app.use(codec.routes());
+  app.use(open.routes());
   app.use(bearerAuth(deps.config.apiKeys));
   app.use(jsonBody(deps.config.bodyLimitBytes));
   app.use(async (ctx, next) => {

@@ -1,25 +1,40 @@
 import { ServiceError } from '../../src/errors';
-import type { RequestBody, BodyField } from '../../src/api/requestBody';
-import { extractJsonBody, extractMarkdownBody, generateJsonBody, researchBody } from '../../src/api/requestBodies';
+import { apiDocument } from '../../src/api/openapi/document';
 import { parseExtractMarkdown } from '../../src/api/routes/extractMarkdown';
 import { parseResearchRequest } from '../../src/api/routes/research';
 import { parseStructuredRequest } from '../../src/api/routes/structuredJson';
 import { bodySamples } from '../support/schemaSamples';
 
 /**
- * Each route's reader against the schema that documents its body: every body the schema
- * refuses is refused with a 400 whose message the description lists, and every body it accepts
- * is read, with the schema's defaults applied.
+ * Each route's reader against the request schema the API description gives for it: every body
+ * the schema refuses is refused with a 400 whose message the description lists, and every body
+ * it accepts is read, with the schema's defaults applied.
  */
 
 type Parse = (body: Record<string, unknown>) => object;
+type Schema = Record<string, unknown>;
 
-const ROUTES: [string, RequestBody<Record<string, BodyField<unknown>>>, Parse][] = [
-  ['POST /extract/markdown', extractMarkdownBody, parseExtractMarkdown],
-  ['POST /extract/json', extractJsonBody, (body) => parseStructuredRequest(body, false)],
-  ['POST /generate/json', generateJsonBody, (body) => parseStructuredRequest(body, true)],
-  ['POST /research', researchBody, parseResearchRequest],
-];
+/** By operationId. Automate's readers join here with its routes. */
+const READERS: Record<string, Parse> = {
+  extractMarkdown: parseExtractMarkdown,
+  extractJson: (body) => parseStructuredRequest(body, false),
+  generateJson: (body) => parseStructuredRequest(body, true),
+  research: parseResearchRequest,
+};
+const AWAITING_ROUTES = ['automate', 'automateInput'];
+
+interface Operation {
+  operationId: string;
+  requestBody?: { content: { 'application/json': { schema: { $ref: string } } } };
+  responses: Record<string, { content?: { 'application/json'?: { examples?: Record<string, { value: unknown }> } } }>;
+}
+
+const document = apiDocument();
+const schemas = (document.components as { schemas: Record<string, Schema> }).schemas;
+const operations = Object.values(document.paths).flatMap((item) =>
+  Object.values(item).filter((value): value is Operation => typeof value === 'object' && 'operationId' in value!),
+);
+const withBodies = operations.filter((operation) => operation.requestBody);
 
 function outcome(parse: Parse, body: Record<string, unknown>): { read: object } | { status: number; error: string } {
   try {
@@ -30,38 +45,52 @@ function outcome(parse: Parse, body: Record<string, unknown>): { read: object } 
   }
 }
 
-describe.each(ROUTES)('%s reads exactly the bodies its schema describes', (_operation, definition, parse) => {
-  const samples = bodySamples(definition.schema);
-  const messages = definition.errors();
-
-  it('has samples on both sides of every constraint', () => {
-    expect(samples.filter((sample) => sample.valid).length).toBeGreaterThan(10);
-    expect(samples.filter((sample) => !sample.valid).length).toBeGreaterThan(10);
-  });
-
-  it('refuses each body the schema refuses, with a 400 the description lists', () => {
-    const wrong = samples
-      .filter((sample) => !sample.valid)
-      .map((sample) => ({ sample: sample.label, outcome: outcome(parse, sample.body) }))
-      .filter(({ outcome }) => !('status' in outcome) || outcome.status !== 400 || !messages.includes(outcome.error));
-    expect(wrong).toEqual([]);
-  });
-
-  it('reads each body the schema accepts, applying its defaults', () => {
-    const properties = definition.schema.properties as Record<string, { default?: unknown }>;
-    const wrong = samples
-      .filter((sample) => sample.valid)
-      .map((sample) => ({ sample: sample.label, body: sample.body, outcome: outcome(parse, sample.body) }))
-      .filter(({ body, outcome }) => {
-        if (!('read' in outcome)) return true;
-        const read = outcome.read as Record<string, unknown>;
-        return Object.entries(properties).some(([name, schema]) =>
-          schema.default !== undefined && (body[name] ?? undefined) === undefined && name in read
-            ? read[name] !== schema.default
-            : false,
-        );
-      })
-      .map(({ sample, outcome }) => ({ sample, outcome }));
-    expect(wrong).toEqual([]);
-  });
+it('has a reader for every request body it describes', () => {
+  expect(withBodies.map((operation) => operation.operationId).sort()).toEqual(
+    [...Object.keys(READERS), ...AWAITING_ROUTES].sort(),
+  );
 });
+
+describe.each(withBodies.filter((operation) => READERS[operation.operationId]))(
+  '$operationId reads exactly the bodies its schema describes',
+  (operation) => {
+    const parse = READERS[operation.operationId]!;
+    const schema = schemas[operation.requestBody!.content['application/json'].schema.$ref.split('/').at(-1)!]!;
+    const samples = bodySamples(schema);
+    const examples = operation.responses['400']?.content?.['application/json']?.examples ?? {};
+    const messages = Object.values(examples).map((example) => (example.value as { error: string }).error);
+
+    it('has samples on both sides of every constraint', () => {
+      expect(samples.filter((sample) => sample.valid).length).toBeGreaterThan(10);
+      expect(samples.filter((sample) => !sample.valid).length).toBeGreaterThan(10);
+    });
+
+    it('refuses each body the schema refuses, with a 400 the description lists', () => {
+      const wrong = samples
+        .filter((sample) => !sample.valid)
+        .map((sample) => ({ sample: sample.label, outcome: outcome(parse, sample.body) }))
+        .filter(({ outcome }) => !('status' in outcome) || outcome.status !== 400 || !messages.includes(outcome.error));
+      expect(wrong).toEqual([]);
+    });
+
+    it('reads each body the schema accepts, applying its defaults', () => {
+      const properties = schema.properties as Record<string, { default?: unknown }>;
+      const wrong = samples
+        .filter((sample) => sample.valid)
+        .map((sample) => ({ sample: sample.label, body: sample.body, outcome: outcome(parse, sample.body) }))
+        .filter(({ body, outcome }) => {
+          if (!('read' in outcome)) return true;
+          const read = outcome.read as Record<string, unknown>;
+          return Object.entries(properties).some(
+            ([name, property]) =>
+              property.default !== undefined &&
+              (body[name] ?? undefined) === undefined &&
+              name in read &&
+              read[name] !== property.default,
+          );
+        })
+        .map(({ sample, outcome }) => ({ sample, outcome }));
+      expect(wrong).toEqual([]);
+    });
+  },
+);

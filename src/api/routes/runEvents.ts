@@ -4,6 +4,8 @@ import { parseLastEventId } from '../../events/sse';
 import type { ApiDeps } from '../app';
 import type { ApiState } from '../state';
 
+export const INVALID_LAST_EVENT_ID = 'Last-Event-ID must be the id of an event of this stream';
+
 /**
  * GET /runs/{runId}/events: a client that lost its stream reads it again, from after the id in
  * `Last-Event-ID` (from the start without one), then live. Runs of other organizations are 404.
@@ -11,7 +13,7 @@ import type { ApiState } from '../state';
 export function runEventsRoute(deps: ApiDeps): Middleware<ApiState> {
   return async (ctx) => {
     const after = parseLastEventId(ctx.get('last-event-id'));
-    if (after === 'invalid') throw invalidField('Last-Event-ID must be the id of an event of this stream');
+    if (after === 'invalid') throw invalidField(INVALID_LAST_EVENT_ID);
     const { runId } = (ctx as unknown as { params: { runId: string } }).params;
     await deps.resumeRun(ctx, runId, after ?? 0);
   };
