@@ -1,11 +1,7 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import Tabstack from '@tabstack/sdk';
-import { spawnChild, waitUntil, type Child } from '../../src/stack/children';
-import { freePort } from '../../src/stack/devServer';
 import { createApiDeps, createApp } from '../../src/api/app';
 import { loadConfig } from '../../src/config';
 import type { ResearchEvents } from '../../src/events/research';
@@ -13,55 +9,28 @@ import { createLogger } from '../../src/logger';
 import { dataConverter } from '../../src/payloadCodec';
 import { apiKey, apiUrl, call } from '../support/api';
 import type { FixtureServer } from '../support/fixtureServer';
-import type { FormatReply, StandInScript } from '../support/modelStandIn';
-import { CORPUS, DISALLOWED_PATH, FAILING_PATH, SLOW_PATH, startResearchCorpus } from '../support/researchCorpus';
+import { CORPUS, DISALLOWED_PATH, FAILING_PATH, SLOW_PATH } from '../support/researchCorpus';
+import { PLAN, scriptModel as script, volcanoScript } from '../support/researchScript';
+import { startResearchStack, type ResearchStack } from '../support/researchStack';
 import { sdkEventChecker } from '../support/sdkEventSchemas';
-import { startSearchStandIn, type SearchStandIn } from '../support/searchStandIn';
+import type { SearchStandIn } from '../support/searchStandIn';
 import { SseStream, type SseMessage } from '../support/sseClient';
 
 /**
- * POST /v1/research end to end: its own API and worker processes (as built in dist/, on their
- * own task queues) with a SearXNG stand-in searching a corpus of 33 pages served on loopback,
- * the shared Temporal dev server, and the shared model stand-in scripted per test. The shared
- * stack's API has no search engine, so it shows the 503.
+ * POST /v1/research end to end: its own API and worker processes (test/support/researchStack.ts)
+ * with a SearXNG stand-in searching a corpus of 33 pages served on loopback, the shared Temporal
+ * dev server, and the shared model stand-in scripted per test. The shared stack's API has no
+ * search engine, so it shows the 503.
  */
 
-const DIST = path.resolve(__dirname, '..', '..', 'dist', 'src');
-const LOGS = path.resolve(__dirname, '..', '..', 'data', 'test-logs');
-const QUEUE_PREFIX = 'research-e2e';
-
+let stack: ResearchStack;
 let corpus: FixtureServer;
 let search: SearchStandIn;
 let base: string;
 let env: NodeJS.ProcessEnv;
 let connection: Connection;
 let client: Client;
-const children: Child[] = [];
-const logs: WriteStream[] = [];
 const check = sdkEventChecker();
-
-function logTo(name: string): (line: string) => void {
-  const stream = createWriteStream(path.join(LOGS, `research-${name}.log`));
-  logs.push(stream);
-  return (line) => stream.write(`${line}\n`);
-}
-
-const workers = new Map<string, Child>();
-
-function spawnWorker(roles: string): Child {
-  const child = spawnChild(
-    `research worker ${roles}`,
-    process.execPath,
-    ['--max-semi-space-size=64', path.join(DIST, 'workers/main.js'), roles],
-    {
-      env,
-      onLine: logTo(`worker-${roles.split(',')[0]}`),
-    },
-  );
-  children.push(child);
-  workers.set(roles, child);
-  return child;
-}
 
 interface RecordedRequest {
   messages: { content: string }[];
@@ -73,101 +42,19 @@ async function modelRequests(): Promise<RecordedRequest[]> {
 }
 
 beforeAll(async () => {
-  corpus = await startResearchCorpus();
-  search = await startSearchStandIn(corpus);
-  const port = await freePort();
-  env = {
-    ...(JSON.parse(process.env.TEST_STACK_ENV ?? '{}') as NodeJS.ProcessEnv),
-    PORT: String(port),
-    TASK_QUEUE_PREFIX: QUEUE_PREFIX,
-    SEARXNG_URL: search.baseUrl,
-    CACHE_DIR: path.join(LOGS, 'research-cache'),
-    CACHE_TTL_SECONDS: '600',
-    RESEARCH_PAGE_CONCURRENCY: '4',
-  };
-  const api = spawnChild('research api', process.execPath, [path.join(DIST, 'api/main.js')], {
-    env,
-    onLine: logTo('api'),
-  });
-  children.push(api);
-  spawnWorker('workflow,model');
-  spawnWorker('fetch,browser');
-  base = `http://127.0.0.1:${port}/v1`;
-  await waitUntil('the research API', api, async () => (await fetch(`${base.replace('/v1', '')}/healthz`)).ok, 60_000);
+  stack = await startResearchStack('research');
+  ({ corpus, search, base, env } = stack);
   connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS! });
   client = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE, dataConverter });
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all(children.map((child) => child.stop()));
   await connection?.close();
-  await search?.close();
-  await corpus?.close();
-  await Promise.all(logs.map((stream) => new Promise((resolve) => stream.end(resolve))));
+  await stack?.close();
 });
-
-async function script(byFormat: Record<string, FormatReply[]>): Promise<void> {
-  const body: StandInScript = { replies: [], byFormat };
-  await fetch(`${process.env.TEST_MODEL_URL}/__control/script`, { method: 'POST', body: JSON.stringify(body) });
-}
 
 const json = (value: unknown): string => JSON.stringify(value);
 const url = (pathname: string) => corpus.url(pathname);
-
-const PLAN = {
-  objective: 'Explain the volcanoes of Iceland and their eruptions.',
-  plan: 'Cover the active systems, notable eruptions and lava.',
-  complexity: 'moderate',
-  questions: ['Why is Iceland volcanic?', 'Which eruptions mattered most?', 'What lava do they produce?'],
-  queries: ['Iceland volcanoes eruption', 'lava types pahoehoe'],
-};
-
-/** The writer cites notes 1 and 2, and a 42 that was never read. */
-const REPORT = {
-  report:
-    '# Volcanoes of Iceland\n\nIceland lies on the Mid-Atlantic Ridge [1]. Lava comes in two kinds [2]. A claim from nowhere [42].\n\n## Sources\n\n1. Made up',
-};
-
-function volcanoScript(extra: Record<string, FormatReply[]> = {}): Record<string, FormatReply[]> {
-  return {
-    research_plan: [{ content: json(PLAN), keep: true }],
-    page_analysis: [
-      {
-        content: json({
-          relevance: 'high',
-          reliability: 'high',
-          summary: 'An Icelandic volcano page.',
-          keyFacts: ['Iceland has about 30 active volcanic systems.'],
-          promisingLinks: [],
-        }),
-        keep: true,
-      },
-    ],
-    coverage_evaluation: [
-      {
-        content: json({
-          coverage: 'Moderate',
-          assessments: [
-            {
-              question: 'Why is Iceland volcanic?',
-              status: 'answered',
-              findings: 'It sits on the Mid-Atlantic Ridge.',
-            },
-            { question: 'What lava do they produce?', status: 'partial', findings: 'Basalt; the kinds are unclear.' },
-          ],
-          gaps: 'More on lava',
-          shouldContinue: true,
-          nextQueries: ['Laki 1783 fissure'],
-          newQuestions: [],
-        }),
-        keep: true,
-      },
-    ],
-    research_report: [{ content: json(REPORT), keep: true }],
-    report_review: [{ content: json({ approved: true, score: 8, observation: 'Sound.', feedback: '' }), keep: true }],
-    ...extra,
-  };
-}
 
 function start(body: unknown, at = base): Promise<SseStream> {
   return SseStream.open(`${at}/research`, { key: apiKey(), method: 'POST', body });
@@ -471,8 +358,8 @@ describe('POST /v1/research', () => {
     while ((corpus.hits.get(SLOW_PATH) ?? 0) === slowHits) await new Promise((resolve) => setTimeout(resolve, 20));
     // The slow page is on its way; the other pages have long been read and analyzed.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    workers.get('workflow,model')!.process.kill('SIGKILL');
-    spawnWorker('workflow,model');
+    stack.workers.get('workflow,model')!.process.kill('SIGKILL');
+    stack.spawnWorker('workflow,model');
     await stream.finished;
     expect(names(stream.events).at(-1)).toBe('complete');
     expect(stream.events.map((event) => Number(event.id))).toEqual(stream.events.map((_e, i) => i + 1));
