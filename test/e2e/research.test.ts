@@ -1,7 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
-import Tabstack from '@tabstack/sdk';
 import { createApiDeps, createApp } from '../../src/api/app';
 import { loadConfig } from '../../src/config';
 import type { ResearchEvents } from '../../src/events/research';
@@ -391,21 +390,6 @@ describe('POST /v1/research', () => {
     expect(ids).toEqual(ids.map((_id, i) => lastId + 1 + i));
     expect(second.events.at(-1)!.event).toBe('complete');
     expectClientTypes(second);
-  });
-
-  it('serves the official client: agent.research streamed to complete', async () => {
-    await script(volcanoScript());
-    const tabstack = new Tabstack({ apiKey: apiKey(), baseURL: base });
-    const stream = await tabstack.agent.research({ query: 'Roman aqueducts gradient Pont du Gard', mode: 'fast' });
-    const seen: string[] = [];
-    let report = '';
-    for await (const event of stream) {
-      seen.push(event.event);
-      if (event.event === 'complete') report = event.data.report;
-    }
-    expect(seen[0]).toBe('start');
-    expect(seen.at(-1)).toBe('complete');
-    expect(report).toContain('## Sources');
   });
 });
 
