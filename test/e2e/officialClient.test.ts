@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import Tabstack, {
   AuthenticationError,
   BadRequestError,
@@ -10,18 +12,19 @@ import type { ResearchEvent } from '@tabstack/sdk/resources/agent';
 import { apiKey, apiUrl } from '../support/api';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 import type { StandInScript } from '../support/modelStandIn';
+import { CLIENT_SCRIPT, pythonWithClient } from '../support/pythonClient';
 import { scriptModel, volcanoScript } from '../support/researchScript';
 import { startResearchStack, type ResearchStack } from '../support/researchStack';
 import { sdkEventChecker } from '../support/sdkEventSchemas';
 
 /**
- * The official client pointed at this server, as its users would: @tabstack/sdk (npm) for every
- * operation the server has, answered and refused, read through the client's own types and
- * errors. Research runs on a stack with a search engine (test/support/researchStack.ts).
- * Automate's route is not here yet: the last test holds its place, and fails once the route
- * answers, for agent.automate's and automateInput's tests to take it.
+ * The official clients pointed at this server, as their users would: @tabstack/sdk (npm) for
+ * every operation the server has, answered and refused, read through the client's own types and
+ * errors; and tabstack (PyPI) for Extract Markdown, a refusal and Research. Research runs on a
+ * stack with a search engine (test/support/researchStack.ts). Automate's route is not here yet:
+ * the last npm test holds its place, and fails once the route answers, for agent.automate's and
+ * automateInput's tests to take it.
  */
-
 const PAGE = `<!doctype html><html><head><title>Harbour Lamp</title>
 <meta property="og:description" content="A brass lamp."></head>
 <body><main><h1>Harbour Lamp</h1><p>A brass oil lamp made by hand in the harbour workshop, from solid brass and glass.</p>
@@ -146,4 +149,30 @@ describe('@tabstack/sdk', () => {
     const err = await refusal(client().agent.automate({ task: 'Find the price of the lamp' }));
     expect(err).toBeInstanceOf(NotFoundError);
   });
+});
+
+describe('tabstack (PyPI)', () => {
+  it('reads Extract Markdown, a refusal and a Research stream in the client types', async () => {
+    await scriptModel(volcanoScript());
+    const python = pythonWithClient();
+    const url = fixtures.url('/lamp');
+    // Not spawnSync: the fixture pages and the search stand-in are served by this process, which must keep running.
+    const run = await promisify(execFile)(python, [CLIENT_SCRIPT, url, research.base], {
+      env: { ...process.env, TABSTACK_BASE_URL: apiUrl(), TABSTACK_API_KEY: apiKey() },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(run.stderr).toBe('');
+    const result = JSON.parse(run.stdout) as {
+      markdown: { url: string; title: string; content: string };
+      bad_request: { status: number; body: unknown };
+      research: { events: string[]; report: string };
+    };
+    expect(result.markdown).toMatchObject({ url, title: 'Harbour Lamp' });
+    expect(result.markdown.content).toMatch(/^A brass oil lamp/);
+    expect(result.bad_request).toEqual({ status: 400, body: { error: 'url is required' } });
+    expect(result.research.events[0]).toBe('start');
+    expect(result.research.events.at(-1)).toBe('complete');
+    expect(result.research.report).toContain('## Sources');
+  }, 120_000);
 });

@@ -18,6 +18,8 @@ export default async function globalSetup(): Promise<void> {
       homebrewPackage: '--cask chromium',
     },
     { name: 'redis-server', executable: 'redis-server', debianPackage: 'redis-server', homebrewPackage: 'redis' },
+    // The official Python client's test makes a virtual environment with it (test/support/pythonClient.ts).
+    { name: 'Python 3', executable: 'python3', debianPackage: 'python3-venv', homebrewPackage: 'python' },
   ]);
   const topology = testTopology();
   // On the cluster, Research is configured, so runs of every operation can be in flight at once
