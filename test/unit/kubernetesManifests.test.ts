@@ -125,7 +125,7 @@ describe('deploy/kubernetes', () => {
       expect({ name, path: startupProbe?.httpGet?.path }).toEqual({ name, path: '/health' });
       const port = ports!.find((p) => p.name === livenessProbe!.httpGet!.port)!;
       const env = Object.fromEntries((container(deployment).env ?? []).map((v) => [v.name, v.value]));
-      expect(String(port.containerPort)).toBe(name === 'api' ? env.PORT : env.WORKER_HEALTH_PORT);
+      expect(String(port.containerPort)).toBe(name === 'api' ? env.PORT : env.WORKER_METRICS_PORT);
     }
   });
 
