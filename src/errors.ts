@@ -35,6 +35,7 @@ export const ERRORS = {
   no_sources: { status: 500, message: 'no web page could be read for this research' },
   research_failed: { status: 500, message: 'failed to complete the research' },
   task_required: { status: 400, message: 'task is required' },
+  task_too_long: { status: 400, message: 'task must be at most 20000 characters' },
   max_iterations_range: { status: 400, message: 'maxIterations must be between 1 and 100' },
   max_validation_attempts_range: { status: 400, message: 'maxValidationAttempts must be between 1 and 10' },
   url_format: { status: 400, message: 'invalid URL format' },

@@ -1,8 +1,9 @@
-import { ERRORS, ServiceError } from '../errors';
+import { ERRORS, invalidField, ServiceError } from '../errors';
 import type { ResearchMode } from '../events/research';
 import { compileSchema, type JsonSchema } from '../structured/schema';
 import { CONTENT_SCOPES, EFFORTS } from '../types';
 import { choice, flag, geoTarget, requestBody, requiredText, wholeNumber, type BodyField } from './requestBody';
+import { fieldMessages } from './requestFields';
 
 /**
  * The JSON bodies of the operations (spec §2), each declared once: the routes read requests
@@ -120,3 +121,216 @@ export const researchBody = requestBody({
   ),
   nocache: flag(false, 'Bypass the cache of fetched pages and search again.'),
 });
+
+/** Bounds the spec leaves open, so one request cannot fill a run's history. */
+export const MAX_TASK = 20_000;
+const MAX_GUARDRAILS = 20_000;
+const MAX_DATA_CHARS = 64 * 1024;
+const MAX_TRUSTED_HOSTS = 50;
+const MAX_INPUT_FIELDS = 100;
+const MAX_INPUT_VALUE = 10_000;
+const HOSTNAME =
+  /^\.?(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$|^\[?[0-9a-f:.]+\]?$/i;
+
+const given = (value: unknown) => value !== undefined && value !== null;
+
+/** A number of spec §8, named in camelCase, that client libraries may send in snake_case (spec 2.9). */
+const limit = (
+  alias: string,
+  bounds: { min: number; max: number; fallback: number },
+  code: 'max_iterations_range' | 'max_validation_attempts_range',
+  description: string,
+): BodyField<number> => ({
+  required: false,
+  schema: {
+    type: ['integer', 'null'],
+    minimum: bounds.min,
+    maximum: bounds.max,
+    default: bounds.fallback,
+    description: `${description} Also read as \`${alias}\`.`,
+  },
+  errors: () => [ERRORS[code].message],
+  read(_fields, name, body) {
+    const value = given(body[name]) ? body[name] : body[alias];
+    if (!given(value)) return bounds.fallback;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < bounds.min || value > bounds.max)
+      throw new ServiceError(code);
+    return value;
+  },
+});
+
+/** An optional string of at most `max` characters; blank counts as not given. */
+const optionalText = (max: number, description: string): BodyField<string | undefined> => ({
+  required: false,
+  schema: { type: ['string', 'null'], maxLength: max, description },
+  errors: (name) => [fieldMessages.notString(name), `${name} must be at most ${max} characters`],
+  read(_fields, name, body) {
+    const value = body[name];
+    if (!given(value)) return undefined;
+    if (typeof value !== 'string') throw invalidField(fieldMessages.notString(name));
+    if (Array.from(value).length > max) throw invalidField(`${name} must be at most ${max} characters`);
+    return value.trim() ? value : undefined;
+  },
+});
+
+/** Spec 2.9 and 7.6: a starting URL, http or https; the address itself is checked by the route (422). */
+const startUrl: BodyField<string | undefined> = {
+  required: false,
+  schema: {
+    type: ['string', 'null'],
+    format: 'uri',
+    pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\\s]',
+    description: 'Starting URL (http or https).',
+  },
+  errors: () => [ERRORS.url_format.message],
+  read(_fields, name, body) {
+    const value = body[name];
+    if (!given(value)) return undefined;
+    if (typeof value !== 'string') throw new ServiceError('url_format');
+    try {
+      const parsed = new URL(value);
+      if ((parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.hostname) return value;
+    } catch {
+      // Not a URL at all: the same answer as one of another scheme.
+    }
+    throw new ServiceError('url_format');
+  },
+};
+
+const taskData: BodyField<Record<string, unknown> | undefined> = {
+  required: false,
+  schema: {
+    type: ['object', 'null'],
+    description:
+      'JSON data giving context for form filling or complex tasks. The agent names its values by path; ' +
+      'credentials in it are never shown to the model. At most 65,536 characters of JSON.',
+  },
+  errors: (name) => [`${name} must be a JSON object`, `${name} must be at most ${MAX_DATA_CHARS} characters of JSON`],
+  read(_fields, name, body) {
+    const value = body[name];
+    if (!given(value)) return undefined;
+    if (typeof value !== 'object' || Array.isArray(value)) throw invalidField(`${name} must be a JSON object`);
+    if (JSON.stringify(value).length > MAX_DATA_CHARS)
+      throw invalidField(`${name} must be at most ${MAX_DATA_CHARS} characters of JSON`);
+    return value as Record<string, unknown>;
+  },
+};
+
+const trustedHostnames: BodyField<string[]> = {
+  required: false,
+  schema: {
+    type: ['array', 'null'],
+    maxItems: MAX_TRUSTED_HOSTS,
+    items: { type: 'string', pattern: HOSTNAME.source, examples: ['shop.example.com', '.example.com'] },
+    examples: [['shop.example.com']],
+    description:
+      'Hosts on which the action firewall lets fills and submissions through (`.example.com` also covers its ' +
+      'subdomains). On those hosts, page content can drive the agent to fill and submit any field, personal and ' +
+      'credential data included.',
+  },
+  errors: (name) => [`${name} must be an array of at most ${MAX_TRUSTED_HOSTS} hostnames, such as shop.example.com`],
+  read(_fields, name, body) {
+    const value = body[name];
+    if (!given(value)) return [];
+    const problem = `${name} must be an array of at most ${MAX_TRUSTED_HOSTS} hostnames, such as shop.example.com`;
+    if (!Array.isArray(value) || value.length > MAX_TRUSTED_HOSTS) throw invalidField(problem);
+    return value.map((host: unknown) => {
+      if (typeof host !== 'string' || !HOSTNAME.test(host)) throw invalidField(problem);
+      return host.toLowerCase();
+    });
+  },
+};
+
+/** Spec 2.9, with its defaults applied. */
+export const automateBody = requestBody({
+  task: requiredText('task_required', {
+    description: 'The task, in natural language. At most 20,000 characters.',
+    maxLength: { limit: MAX_TASK, code: 'task_too_long' },
+  }),
+  url: startUrl,
+  data: taskData,
+  guardrails: optionalText(MAX_GUARDRAILS, 'Safety constraints for the execution, free text, in every step’s prompt.'),
+  maxIterations: limit(
+    'max_iterations',
+    { min: 1, max: 100, fallback: 50 },
+    'max_iterations_range',
+    'Most agent steps.',
+  ),
+  maxValidationAttempts: limit(
+    'max_validation_attempts',
+    { min: 1, max: 10, fallback: 3 },
+    'max_validation_attempts_range',
+    'Most reviews of a final answer.',
+  ),
+  geo_target: geoTarget(
+    "Geotargeting: the session's traffic goes through the proxy configured for this country. " +
+      'A country without one is refused with 400.',
+  ),
+  interactive: flag(false, 'Lets the agent ask the caller for form data (see `POST /automate/{requestID}/input`).'),
+  trusted_hostnames: trustedHostnames,
+  unsafe_mode: flag(false, 'Turns the action firewall off entirely: only for trusted, controlled environments.'),
+});
+
+const inputFields: BodyField<{ ref: string; value: string }[] | undefined> = {
+  required: false,
+  schema: {
+    type: ['array', 'null'],
+    maxItems: MAX_INPUT_FIELDS,
+    items: {
+      type: 'object',
+      required: ['ref', 'value'],
+      properties: {
+        ref: { type: 'string', minLength: 1, description: 'The field, as the input request named it.' },
+        value: { type: 'string', maxLength: MAX_INPUT_VALUE },
+      },
+    },
+    examples: [[{ ref: 'e18', value: '4111 1111 1111 1111' }]],
+    description: 'Values for the requested form fields; required unless `cancelled` is true.',
+  },
+  errors: (name) => [
+    `${name} must be an array of at most ${MAX_INPUT_FIELDS} {ref, value} objects`,
+    `each field must be {ref, value} with string values of at most ${MAX_INPUT_VALUE} characters`,
+  ],
+  read(_fields, name, body) {
+    const value = body[name];
+    if (!given(value)) return undefined;
+    if (!Array.isArray(value) || value.length > MAX_INPUT_FIELDS)
+      throw invalidField(`${name} must be an array of at most ${MAX_INPUT_FIELDS} {ref, value} objects`);
+    return value.map((entry: unknown) => {
+      const { ref, value: text } = (entry ?? {}) as Record<string, unknown>;
+      if (
+        typeof ref !== 'string' ||
+        ref === '' ||
+        typeof text !== 'string' ||
+        Array.from(text).length > MAX_INPUT_VALUE
+      )
+        throw invalidField(
+          `each field must be {ref, value} with string values of at most ${MAX_INPUT_VALUE} characters`,
+        );
+      return { ref, value: text };
+    });
+  },
+};
+
+const inputBody = requestBody({
+  cancelled: flag(false, 'True declines the input request.'),
+  fields: inputFields,
+});
+
+/** Spec 2.10: `fields` unless `cancelled`. */
+export const automateInputBody: typeof inputBody = {
+  ...inputBody,
+  schema: {
+    ...inputBody.schema,
+    anyOf: [
+      { required: ['fields'], properties: { fields: { type: 'array' } } },
+      { required: ['cancelled'], properties: { cancelled: { const: true } } },
+    ],
+  },
+  errors: () => [...inputBody.errors(), ERRORS.input_fields_required.message],
+  parse(body) {
+    const answer = inputBody.parse(body);
+    if (!answer.fields && !answer.cancelled) throw new ServiceError('input_fields_required');
+    return answer;
+  },
+};

@@ -4,7 +4,6 @@ import Tabstack, {
   AuthenticationError,
   BadRequestError,
   InternalServerError,
-  NotFoundError,
   UnprocessableEntityError,
 } from '@tabstack/sdk';
 import type { ExtractMarkdownResponse } from '@tabstack/sdk/resources/extract';
@@ -21,9 +20,8 @@ import { sdkEventChecker } from '../support/sdkEventSchemas';
  * The official clients pointed at this server, as their users would: @tabstack/sdk (npm) for
  * every operation the server has, answered and refused, read through the client's own types and
  * errors; and tabstack (PyPI) for Extract Markdown, a refusal and Research. Research runs on a
- * stack with a search engine (test/support/researchStack.ts). Automate's route is not here yet:
- * the last npm test holds its place, and fails once the route answers, for agent.automate's and
- * automateInput's tests to take it.
+ * stack with a search engine (test/support/researchStack.ts). Automate's agent.automate and
+ * agent.automateInput run in test/e2e/automate.test.ts, beside the shop fixture site they need.
  */
 const PAGE = `<!doctype html><html><head><title>Harbour Lamp</title>
 <meta property="og:description" content="A brass lamp."></head>
@@ -143,11 +141,6 @@ describe('@tabstack/sdk', () => {
         body: { error },
       });
     }
-  });
-
-  it('has no Automate to call yet: its route has not landed', async () => {
-    const err = await refusal(client().agent.automate({ task: 'Find the price of the lamp' }));
-    expect(err).toBeInstanceOf(NotFoundError);
   });
 });
 

@@ -1,6 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { ApiDocument } from '../../src/api/openapi/document';
 import { apiKey, apiUrl } from '../support/api';
+import { SseStream } from '../support/sseClient';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 import { readAnswer, ResponseChecker, type Answer } from '../support/openApiResponses';
 import { scriptModel, volcanoScript } from '../support/researchScript';
@@ -17,6 +18,27 @@ const PAGE = `<!doctype html><html><head><title>Harbour Lamp</title>
 <meta property="og:description" content="A brass lamp."><meta property="og:type" content="product"></head>
 <body><main><h1>Harbour Lamp</h1><p>A brass oil lamp made by hand in the harbour workshop, from solid brass and glass.</p>
 <p>It burns lamp oil for twelve hours.</p></main></body></html>`;
+
+const FORM = `<!doctype html><html><head><title>Order</title></head><body><h1>Order</h1>
+<form method="post" action="/order"><label>Name <input name="name" required></label><button>Send</button></form></body></html>`;
+
+/** An agent step as the model stand-in answers it (see test/e2e/automate.test.ts). */
+const step = (fields: Record<string, unknown>) => ({
+  keep: true,
+  content: JSON.stringify({
+    reasoning: 'r',
+    action: 'done',
+    ref: null,
+    value: null,
+    dataPath: null,
+    key: null,
+    url: null,
+    seconds: null,
+    direction: null,
+    text: 'Done',
+    ...fields,
+  }),
+});
 
 const SCHEMA = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
 
@@ -68,6 +90,7 @@ beforeAll(async () => {
   fixtures = await startFixtureServer({
     '/lamp': html(PAGE),
     '/missing': html('<h1>gone</h1>', 'text/html', 404),
+    '/form': html(FORM),
   });
   research = await startResearchStack('openapi');
   const response = await fetch(`${apiUrl()}/openapi.json`);
@@ -97,6 +120,8 @@ describe('GET /v1/openapi.json', () => {
       'get /healthz',
       'get /openapi.json',
       'get /runs/{runId}/events',
+      'post /automate',
+      'post /automate/{requestID}/input',
       'post /extract/json',
       'post /extract/markdown',
       'post /generate/json',
@@ -233,6 +258,88 @@ describe('POST /research and GET /runs/{runId}/events', () => {
     ];
     for (const [method, template, path, status, options, error] of cases) {
       const { answer } = await described(method, template, path, status, options);
+      expect(answer.body).toEqual({ error });
+    }
+  });
+});
+
+describe('POST /automate and /automate/{requestID}/input', () => {
+  it('stream events as described, and take an answer as described', async () => {
+    await fetch(`${process.env.TEST_MODEL_URL}/__control/script`, {
+      method: 'POST',
+      body: JSON.stringify({
+        replies: [],
+        byFormat: {
+          automate_action: [
+            { ...step({ action: 'request_input', ref: '{{ref:textbox "Name"}}', text: 'Who orders' }), keep: false },
+            step({ action: 'done', text: 'Asked' }),
+          ],
+          automate_validation: [
+            { keep: true, content: JSON.stringify({ completionQuality: 'complete', observation: 'o', feedback: '' }) },
+          ],
+        },
+      }),
+    });
+    const stream = await SseStream.open(`${apiUrl()}/automate`, {
+      key: apiKey(),
+      method: 'POST',
+      body: { task: 'Order the lamp', url: fixtures.url('/form'), interactive: true, maxIterations: 4 },
+    });
+    await stream.until((s) => s.events.some((m) => m.event === 'interactive:form_data:request'), 60_000);
+    const request = stream.events.find((m) => m.event === 'interactive:form_data:request')!;
+    const { requestId, fields } = JSON.parse(request.data!) as { requestId: string; fields: { ref: string }[] };
+    const template = '/automate/{requestID}/input';
+    const answer = { fields: [{ ref: fields[0]!.ref, value: 'Ana' }] };
+    await described('post', template, `/automate/${requestId}/input`, 202, { body: answer });
+    await described('post', template, `/automate/${requestId}/input`, 410, { body: answer });
+    await stream.until((s) => s.events.some((m) => m.event === 'done'), 60_000);
+    const events = stream.events.map((m) => ({
+      id: m.id,
+      event: m.event,
+      data: JSON.parse(m.data ?? 'null') as unknown,
+    }));
+    const answered = { status: 200, contentType: stream.response.headers.get('content-type') ?? '', body: events };
+    expect(checker.check('post', '/automate', answered)).toEqual([]);
+  });
+
+  it('refuse as described', async () => {
+    const input = '/automate/{requestID}/input';
+    const cases: [string, string, number, Request, string][] = [
+      ['/automate', '/automate', 400, { body: { url: 'https://example.com' } }, 'task is required'],
+      [
+        '/automate',
+        '/automate',
+        400,
+        { body: { task: 't', maxIterations: 0 } },
+        'maxIterations must be between 1 and 100',
+      ],
+      [
+        '/automate',
+        '/automate',
+        400,
+        { body: { task: 't', maxValidationAttempts: 11 } },
+        'maxValidationAttempts must be between 1 and 10',
+      ],
+      ['/automate', '/automate', 400, { body: { task: 't', url: 'not a url' } }, 'invalid URL format'],
+      [
+        '/automate',
+        '/automate',
+        422,
+        { body: { task: 't', url: 'http://127.0.0.1:9/' } },
+        'access to internal resources is not allowed',
+      ],
+      ['/automate', '/automate', 401, { body: { task: 't' }, key: null }, 'invalid or missing API key'],
+      [input, '/automate/x/input', 400, { body: {} }, 'fields are required unless cancelled is true'],
+      [
+        input,
+        '/automate/x/input',
+        410,
+        { body: { cancelled: true } },
+        'the input request is expired, already answered or unknown',
+      ],
+    ];
+    for (const [template, path, status, options, error] of cases) {
+      const { answer } = await described('post', template, path, status, options);
       expect(answer.body).toEqual({ error });
     }
   });

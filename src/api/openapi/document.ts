@@ -1,6 +1,13 @@
 import { geoUnavailableMessage } from '../../config';
-import type { BodyField, RequestBody, SchemaObject } from '../requestBody';
-import { extractJsonBody, extractMarkdownBody, generateJsonBody, researchBody } from '../requestBodies';
+import type { BodyField, RequestBody } from '../requestBody';
+import {
+  automateBody,
+  automateInputBody,
+  extractJsonBody,
+  extractMarkdownBody,
+  generateJsonBody,
+  researchBody,
+} from '../requestBodies';
 import { INVALID_LAST_EVENT_ID } from '../routes/runEvents';
 import { errorResponses, type ErrorAnswer } from './errorAnswers';
 import { eventComponents, streamComponentName } from './eventSchemas';
@@ -62,65 +69,6 @@ const STREAM_NOTE =
   '`data:` line with its JSON payload, and a blank line; comment lines (`: keep-alive`) keep idle connections ' +
   'open. Failures before the stream starts get a status and a JSON error body; a failure during the stream is ' +
   'its `error` event, and nothing follows it.';
-
-/** Spec §2.9. Written from the spec until the Automate route declares its body. */
-const AUTOMATE_REQUEST: SchemaObject = {
-  type: 'object',
-  required: ['task'],
-  properties: {
-    task: { type: 'string', minLength: 1, description: 'The task, in natural language.' },
-    url: { type: 'string', format: 'uri', description: 'Starting URL.' },
-    data: { type: 'object', description: 'JSON data giving context for form filling or complex tasks.' },
-    guardrails: { type: 'string', description: 'Safety constraints for the execution, free text.' },
-    maxIterations: { type: 'integer', minimum: 1, maximum: 100, default: 50, description: 'Most agent steps.' },
-    maxValidationAttempts: {
-      type: 'integer',
-      minimum: 1,
-      maximum: 10,
-      default: 3,
-      description: 'Most attempts at validating the result.',
-    },
-    geo_target: (extractMarkdownBody.schema.properties as Record<string, SchemaObject>).geo_target,
-    interactive: {
-      type: 'boolean',
-      default: false,
-      description: 'Ask the caller for form data during the task (see `POST /automate/{requestID}/input`).',
-    },
-    trusted_hostnames: {
-      type: 'array',
-      items: { type: 'string' },
-      description:
-        'Hosts on which the action firewall lets fills and submissions through. On those hosts, page content ' +
-        'can drive the agent to fill and submit any field, personal and credential data included.',
-    },
-    unsafe_mode: {
-      type: 'boolean',
-      default: false,
-      description: 'Turns the action firewall off entirely: only for trusted, controlled environments.',
-    },
-  },
-};
-
-/** Spec §2.10. */
-const AUTOMATE_INPUT_REQUEST: SchemaObject = {
-  type: 'object',
-  properties: {
-    fields: {
-      type: 'array',
-      description: 'Values for the requested form fields; required unless `cancelled` is true.',
-      items: {
-        type: 'object',
-        required: ['ref', 'value'],
-        properties: {
-          ref: { type: 'string', description: 'The field, as the input request named it.' },
-          value: { type: 'string' },
-        },
-      },
-    },
-    cancelled: { type: 'boolean', description: 'True declines the input request.' },
-  },
-  anyOf: [{ required: ['fields'] }, { required: ['cancelled'], properties: { cancelled: { const: true } } }],
-};
 
 const ANY_OBJECT = { type: 'object', additionalProperties: true };
 
@@ -223,11 +171,11 @@ function buildDocument(): ApiDocument {
           '200': eventStream('automate', 'The events of the task, ending with `done` or `error`.'),
           ...errorResponses([
             ...COMMON_POST,
-            [400, 'task is required'],
-            [400, 'maxIterations must be between 1 and 100'],
-            [400, 'invalid URL format'],
+            ...bodyErrors(automateBody),
+            [400, geoUnavailableMessage('FR')],
+            'internal_address',
             'internal',
-            503,
+            'automate_unavailable',
           ]),
         },
       },
@@ -251,7 +199,13 @@ function buildDocument(): ApiDocument {
         requestBody: requestBody('AutomateInputRequest'),
         responses: {
           '202': json(ref('AutomateInputResponse'), 'The answer was accepted and forwarded to the task.'),
-          ...errorResponses([...COMMON_POST, 410, 'internal', 503]),
+          ...errorResponses([
+            ...COMMON_POST,
+            ...bodyErrors(automateInputBody),
+            'input_gone',
+            'internal',
+            'input_unavailable',
+          ]),
         },
       },
     },
@@ -361,8 +315,8 @@ function buildDocument(): ApiDocument {
         ExtractJsonRequest: extractJsonBody.schema,
         GenerateJsonRequest: generateJsonBody.schema,
         ResearchRequest: researchBody.schema,
-        AutomateRequest: AUTOMATE_REQUEST,
-        AutomateInputRequest: AUTOMATE_INPUT_REQUEST,
+        AutomateRequest: automateBody.schema,
+        AutomateInputRequest: automateInputBody.schema,
         AutomateInputResponse: {
           type: 'object',
           properties: { status: { type: 'string', description: 'A status word for the accepted submission.' } },
