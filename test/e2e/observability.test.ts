@@ -268,9 +268,14 @@ describe('health and readiness', () => {
     expect(await (await fetch(`${at}/health`)).json()).toEqual({ status: 'ok' });
     const ready = await fetch(`${at}/ready`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({
+    const body = (await ready.json()) as { status: string; workers: Record<string, string> };
+    // The browser role also polls a queue of its own, for the Automate sessions it holds.
+    const [sessionQueue, ...others] = Object.keys(body.workers).filter((queue) => queue.startsWith('webloom-browser-'));
+    expect(others).toEqual([]);
+    expect(sessionQueue).toMatch(/^webloom-browser-session-/);
+    expect(body).toEqual({
       status: 'ready',
-      workers: { 'webloom-fetch': 'RUNNING', 'webloom-browser': 'RUNNING' },
+      workers: { 'webloom-fetch': 'RUNNING', 'webloom-browser': 'RUNNING', [sessionQueue!]: 'RUNNING' },
     });
   });
 });
