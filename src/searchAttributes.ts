@@ -22,3 +22,12 @@ export const ERROR_CODE = defineSearchAttributeKey('errorCode', SearchAttributeT
 export const SEARCH_ATTRIBUTES = [ORGANIZATION, OPERATION, URL_HOST, OUTCOME, ERROR_CODE] as const;
 
 export type Outcome = 'completed' | 'failed' | 'cancelled';
+
+/** The CLI's spelling of a search attribute type: `KEYWORD` is `Keyword`, `KEYWORD_LIST` is `KeywordList`. */
+export function searchAttributeCliType(type: string): string {
+  return type
+    .toLowerCase()
+    .split('_')
+    .map((word) => word[0]!.toUpperCase() + word.slice(1))
+    .join('');
+}

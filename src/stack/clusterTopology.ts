@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { stringify } from 'yaml';
+import { SEARCH_ATTRIBUTES, searchAttributeCliType } from '../searchAttributes';
 import { LATENCY_DYNAMIC_CONFIG } from './temporalLatency';
 import { WORKER_NODE_FLAGS } from './workerProcesses';
 
@@ -52,7 +53,10 @@ export interface SearchAttributeSpec {
 }
 
 /** The search attributes our workflows set; the cluster registers each at setup. */
-export const CLUSTER_SEARCH_ATTRIBUTES: readonly SearchAttributeSpec[] = [];
+export const CLUSTER_SEARCH_ATTRIBUTES: readonly SearchAttributeSpec[] = SEARCH_ATTRIBUTES.map(({ name, type }) => ({
+  name,
+  type: searchAttributeCliType(type) as SearchAttributeSpec['type'],
+}));
 
 export type ServiceKind = 'postgres' | 'redis' | 'temporal' | 'temporal-ui' | 'api' | 'worker';
 

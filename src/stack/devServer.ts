@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { Connection } from '@temporalio/client';
 import { registerSearchAttributes } from '../registerSearchAttributes';
-import { SEARCH_ATTRIBUTES } from '../searchAttributes';
+import { SEARCH_ATTRIBUTES, searchAttributeCliType } from '../searchAttributes';
 import { spawnChild, waitUntil, type Child, type SpawnOptions } from './children';
 import { LATENCY_DYNAMIC_CONFIG } from './temporalLatency';
 
@@ -38,7 +38,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Child> 
   for (const [key, value] of Object.entries(LATENCY_DYNAMIC_CONFIG))
     args.push('--dynamic-config-value', `${key}=${value}`);
   for (const { name, type } of SEARCH_ATTRIBUTES)
-    args.push('--search-attribute', `${name}=${searchAttributeTypeFlag(type)}`);
+    args.push('--search-attribute', `${name}=${searchAttributeCliType(type)}`);
   const server = spawnChild('temporal', options.cliPath, args, { onLine: options.output });
   try {
     await waitUntil(
@@ -69,15 +69,6 @@ export async function startDevServer(options: DevServerOptions): Promise<Child> 
     throw err;
   }
   return server;
-}
-
-/** The CLI's spelling of a search attribute type: `KEYWORD` is `Keyword`, `KEYWORD_LIST` is `KeywordList`. */
-function searchAttributeTypeFlag(type: string): string {
-  return type
-    .toLowerCase()
-    .split('_')
-    .map((word) => word[0]!.toUpperCase() + word.slice(1))
-    .join('');
 }
 
 /** A port the OS says is free right now. */
