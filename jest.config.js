@@ -29,11 +29,19 @@ const common = {
  * crashRecovery runs `npm start` itself; research runs its own API and workers and checks that
  * the shared stack has no search engine (the cluster has one, for clusterFailover); hostilePages
  * watches the dev stack's one page worker by its pid; effort's render-deadline test fails there
- * (the retried render on a second browser worker outlives its deadline), a defect of its own.
+ * (the retried render on a second browser worker outlives its deadline), a defect of its own;
+ * openapi and officialClient check the 503 of a shared stack without a search engine, and
+ * observability reads the dev stack's log files and counts its one API's requests.
  */
-const NOT_ON_CLUSTER = ['crashRecovery', 'research', 'hostilePages', 'effort'].map(
-  (name) => `/test/e2e/${name}\\.test\\.ts$`,
-);
+const NOT_ON_CLUSTER = [
+  'crashRecovery',
+  'research',
+  'hostilePages',
+  'effort',
+  'openapi',
+  'officialClient',
+  'observability',
+].map((name) => `/test/e2e/${name}\\.test\\.ts$`);
 
 /**
  * Three tiers, one directory each. A project's global setup runs only when one of its tests
