@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startAutomateSite } from '../test/support/automateSite';
 import { projectRoot, startStack, stopStack, type Stack } from '../test/support/localStack';
+import { agentDecision } from '../test/support/agentScript';
 import type { FormatReply } from '../test/support/modelStandIn';
 import { sseMessages } from '../test/support/sseClient';
 import { fmt, percentile } from './common';
@@ -20,21 +21,6 @@ import { fmt, percentile } from './common';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 40);
 const SESSION_COUNTS = [1, 4, 8];
-
-const decision = (step: Record<string, unknown>): string =>
-  JSON.stringify({
-    reasoning: 'benchmark',
-    action: 'scroll',
-    ref: null,
-    value: null,
-    dataPath: null,
-    key: null,
-    url: null,
-    seconds: null,
-    direction: null,
-    text: null,
-    ...step,
-  });
 
 const PLAN: FormatReply = {
   keep: true,
@@ -133,14 +119,14 @@ async function main(): Promise<void> {
     const browserPid = Object.entries(stack.pids).find(([name]) => name.includes('browser'))?.[1];
     if (!browserPid) throw new Error('no browser worker in the stack');
     // Warm-up: worker sandboxes, Chromium's first launch, connections.
-    await script(stack, [{ keep: true, content: decision({ action: 'scroll', direction: 'down' }) }]);
+    await script(stack, [{ keep: true, content: agentDecision({ action: 'scroll', direction: 'down' }) }]);
     await automate(stack, { task: 'warm up', url: site.url, maxIterations: 3 });
 
     // In-page steps: the agent types into the search box, step after step; no page loads.
     await script(stack, [
       {
         keep: true,
-        content: decision({ action: 'fill', ref: '{{ref:searchbox "Search products"}}', value: 'aurora' }),
+        content: agentDecision({ action: 'fill', ref: '{{ref:searchbox "Search products"}}', value: 'aurora' }),
       },
     ]);
     const inPage = await stepTimes(stack, { task: 'Type', url: site.url, maxIterations: STEPS });
@@ -151,12 +137,12 @@ async function main(): Promise<void> {
       {
         keep: true,
         when: 'heading "Aurora Deal Headphones"',
-        content: decision({ action: 'navigate', url: site.url }),
+        content: agentDecision({ action: 'navigate', url: site.url }),
       },
       {
         keep: true,
         when: 'heading "Webloom Test Shop"',
-        content: decision({ action: 'click', ref: '{{ref:link "Today\'s deal"}}' }),
+        content: agentDecision({ action: 'click', ref: '{{ref:link "Today\'s deal"}}' }),
       },
     ]);
     const loading = await stepTimes(stack, { task: 'Browse', url: site.url, maxIterations: STEPS });
@@ -164,7 +150,7 @@ async function main(): Promise<void> {
     const idle = treeMb(browserPid);
     const memory: string[] = [];
     for (const count of SESSION_COUNTS) {
-      await script(stack, [{ keep: true, content: decision({ action: 'wait', seconds: 10 }) }]);
+      await script(stack, [{ keep: true, content: agentDecision({ action: 'wait', seconds: 10 }) }]);
       let waiting = 0;
       let allWaiting!: () => void;
       const held = new Promise<void>((resolve) => (allWaiting = resolve));

@@ -8,6 +8,7 @@ import { freePort } from '../../src/stack/devServer';
 import type { AutomateEvents } from '../../src/events/automate';
 import { SHOP_USER, startAutomateSite, type AutomateSite } from '../support/automateSite';
 import { FIXTURE_HOST } from '../support/localStack';
+import { decide } from '../support/agentScript';
 import type { FormatReply, StandInScript } from '../support/modelStandIn';
 import { sdkEventChecker } from '../support/sdkEventSchemas';
 import { SseStream } from '../support/sseClient';
@@ -108,36 +109,6 @@ afterAll(async () => {
 
 /** `{{ref:<role> "<name>"}}`: the stand-in swaps in the ref the current snapshot gives that element. */
 const ref = (role: string, name: string) => `{{ref:${role} "${name}"}}`;
-
-type Step = Partial<{
-  action: string;
-  ref: string;
-  value: string;
-  dataPath: string;
-  key: string;
-  url: string;
-  seconds: number;
-  direction: 'up' | 'down';
-  text: string;
-}>;
-
-/** One agent decision, answered when the request's messages contain `when` (the current page). */
-const decide = (when: string, step: Step): FormatReply => ({
-  when,
-  content: JSON.stringify({
-    reasoning: `on a page with ${when}`,
-    action: 'done',
-    ref: null,
-    value: null,
-    dataPath: null,
-    key: null,
-    url: null,
-    seconds: null,
-    direction: null,
-    text: null,
-    ...step,
-  }),
-});
 
 const PLAN: FormatReply = {
   keep: true,

@@ -1,5 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { ApiDocument } from '../../src/api/openapi/document';
+import { agentDecision, type AgentStep } from '../support/agentScript';
 import { apiKey, apiUrl } from '../support/api';
 import { SseStream } from '../support/sseClient';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
@@ -22,23 +23,8 @@ const PAGE = `<!doctype html><html><head><title>Harbour Lamp</title>
 const FORM = `<!doctype html><html><head><title>Order</title></head><body><h1>Order</h1>
 <form method="post" action="/order"><label>Name <input name="name" required></label><button>Send</button></form></body></html>`;
 
-/** An agent step as the model stand-in answers it (see test/e2e/automate.test.ts). */
-const step = (fields: Record<string, unknown>) => ({
-  keep: true,
-  content: JSON.stringify({
-    reasoning: 'r',
-    action: 'done',
-    ref: null,
-    value: null,
-    dataPath: null,
-    key: null,
-    url: null,
-    seconds: null,
-    direction: null,
-    text: 'Done',
-    ...fields,
-  }),
-});
+/** An agent step the model stand-in answers with, every time it is asked. */
+const step = (fields: AgentStep) => ({ keep: true, content: agentDecision(fields) });
 
 const SCHEMA = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
 

@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { decide } from './agentScript';
 import { startAutomateSite } from './automateSite';
 import { html, startFixtureServer } from './fixtureServer';
 import { projectRoot, startStack, stopStack, type Stack } from './localStack';
@@ -130,24 +131,6 @@ const researchReplies = (corpus: Pages): Record<string, FormatReply[]> => ({
     { content: JSON.stringify({ approved: false, score: 5, observation: 'Thin', feedback: 'Say which survive.' }) },
     answer({ approved: true, score: 8, observation: 'Good', feedback: '' }),
   ],
-});
-
-/** An agent decision, answered when the request's messages contain `when` (see test/e2e/automate.test.ts). */
-const decide = (when: string, step: Record<string, unknown>): FormatReply => ({
-  when,
-  content: JSON.stringify({
-    reasoning: `on a page with ${when}`,
-    action: 'done',
-    ref: null,
-    value: null,
-    dataPath: null,
-    key: null,
-    url: null,
-    seconds: null,
-    direction: null,
-    text: null,
-    ...step,
-  }),
 });
 
 /** An automate task that searches, opens a product, extracts, and has its first answer sent back. */
