@@ -376,7 +376,7 @@ describe('graceful shutdown', () => {
       await stream.finished;
       expect(Date.now() - stopping).toBeLessThan(2000);
       expect(stream.raw).toContain(
-        `: server shutting down; resume at GET /v1/runs/${runId}/events with Last-Event-ID\n\n`,
+        `: server shutting down; resume at GET /v1/runs/${runId}/events with Last-Event-ID\n`,
       );
       expect(stream.events.map((event) => event.event)).not.toContain('complete');
       await expect(fetch(`${at}/health`)).rejects.toThrow();

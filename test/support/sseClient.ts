@@ -1,3 +1,15 @@
+import { sseComment, sseEvent } from '../../src/events/sse';
+
+/** What a run that goes quiet between its events writes, one write at a time. */
+export const QUIET_RUN_WRITES = [
+  sseComment('connected'),
+  sseEvent(1, 'start', { message: 'go', timestamp: 1 }),
+  sseComment('keep-alive'),
+  sseComment('keep-alive'),
+  sseEvent(2, 'complete', { report: 'done\n\n', timestamp: 2 }),
+  sseComment('server shutting down; resume at GET /v1/runs/research-x/events with Last-Event-ID'),
+];
+
 /** A Server-Sent Events client for tests: every message (events and comments) with its arrival time. */
 export interface SseMessage {
   id?: string;
@@ -8,28 +20,36 @@ export interface SseMessage {
   at: number;
 }
 
-/** Every message of an event stream as it arrives; `onText` sees the text as it comes. */
+/**
+ * Every message of an event stream as it arrives, read line by line as the standard says: a
+ * comment line is a message at once, and an event's fields gather up to the blank line that ends
+ * it. A blank line with no field before it is an error here: the Python client would dispatch it
+ * as an event with empty data. `onText` sees the text as it comes.
+ */
 export async function* sseMessages(response: Response, onText?: (text: string) => void): AsyncGenerator<SseMessage> {
   if (!response.body) return;
   const decoder = new TextDecoder();
   let text = '';
+  let fields: Omit<SseMessage, 'at'> = {};
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
     const received = decoder.decode(chunk, { stream: true });
     onText?.(received);
     text += received;
-    for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
-      const block = text.slice(0, end);
-      text = text.slice(end + 2);
-      const message: SseMessage = { at: Date.now() };
-      for (const line of block.split('\n')) {
-        const colon = line.indexOf(':');
-        const field = colon < 0 ? line : line.slice(0, colon);
-        const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-        if (field === '') message.comment = value;
-        else if (field === 'id' || field === 'event' || field === 'data') message[field] = value;
-        else throw new Error(`unexpected line in the stream: ${JSON.stringify(line)}`);
+    for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n')) {
+      const line = text.slice(0, end);
+      text = text.slice(end + 1);
+      if (line === '') {
+        if (Object.keys(fields).length === 0) throw new Error('a blank line that ends no event');
+        yield { ...fields, at: Date.now() };
+        fields = {};
+        continue;
       }
-      yield message;
+      const colon = line.indexOf(':');
+      const field = colon < 0 ? line : line.slice(0, colon);
+      const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+      if (field === '') yield { comment: value, at: Date.now() };
+      else if (field === 'id' || field === 'event' || field === 'data') fields[field] = value;
+      else throw new Error(`unexpected line in the stream: ${JSON.stringify(line)}`);
     }
   }
 }

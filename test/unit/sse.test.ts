@@ -1,4 +1,21 @@
+import { Stream } from '@tabstack/sdk/core/streaming';
 import { parseLastEventId, sseComment, sseEvent } from '../../src/events/sse';
+import { QUIET_RUN_WRITES } from '../support/sseClient';
+
+/** The npm client's own decoding of a response, each write arriving as a chunk of its own. */
+async function npmClientReads(writes: string[]): Promise<unknown[]> {
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const text of writes) controller.enqueue(encoder.encode(text));
+      controller.close();
+    },
+  });
+  const read: unknown[] = [];
+  for await (const event of Stream.fromSSEResponse(new Response(body), new AbortController(), undefined, true))
+    read.push(event);
+  return read;
+}
 
 describe('SSE encoding', () => {
   it('writes an event as id, event and data lines and a blank line (spec §4.3)', () => {
@@ -21,10 +38,19 @@ describe('SSE encoding', () => {
     });
   });
 
-  it('writes heartbeats as comment lines, and refuses line breaks where they would split the stream', () => {
-    expect(sseComment('keep-alive')).toBe(': keep-alive\n\n');
+  it('writes heartbeats as lone comment lines, and refuses line breaks where they would split the stream', () => {
+    // No blank line after it: once an event carried an id, the Python client dispatches every blank line.
+    expect(sseComment('keep-alive')).toBe(': keep-alive\n');
     expect(() => sseEvent(1, 'bad\nevent', {})).toThrow(/line break/);
     expect(() => sseComment('a\rb')).toThrow(/line break/);
+  });
+
+  it('reads as only its events in the npm client, comments anywhere', async () => {
+    expect(await npmClientReads(QUIET_RUN_WRITES)).toEqual([
+      { event: 'start', data: { message: 'go', timestamp: 1 } },
+      { event: 'complete', data: { report: 'done\n\n', timestamp: 2 } },
+    ]);
+    expect(QUIET_RUN_WRITES.join('').split('\n\n')).toHaveLength(3);
   });
 
   it('reads Last-Event-ID: absent, a sequence number, or invalid', () => {

@@ -66,8 +66,8 @@ function eventStream(stream: 'research' | 'automate', description: string) {
 
 const STREAM_NOTE =
   'The answer is a stream of Server-Sent Events: for each event an `id:` line, an `event:` line with its type, a ' +
-  '`data:` line with its JSON payload, and a blank line; comment lines (`: keep-alive`) keep idle connections ' +
-  'open. Failures before the stream starts get a status and a JSON error body; a failure during the stream is ' +
+  '`data:` line with its JSON payload, and a blank line; comment lines (`: keep-alive`), never followed by a ' +
+  'blank line, keep idle connections open. Failures before the stream starts get a status and a JSON error body; a failure during the stream is ' +
   'its `error` event, and nothing follows it.';
 
 const ANY_OBJECT = { type: 'object', additionalProperties: true };
