@@ -2,7 +2,7 @@ import { ERRORS, invalidField, ServiceError } from '../errors';
 import type { ResearchMode } from '../events/research';
 import { compileSchema, type JsonSchema } from '../structured/schema';
 import { CONTENT_SCOPES, EFFORTS } from '../types';
-import { choice, flag, geoTarget, requestBody, requiredText, wholeNumber, type BodyField } from './requestBody';
+import { cappedNumber, choice, flag, geoTarget, requestBody, requiredText, type BodyField } from './requestBody';
 import { fieldMessages } from './requestFields';
 
 /**
@@ -108,11 +108,10 @@ export const researchBody = requestBody({
     description: 'The research question. At most 10,000 characters.',
     maxLength: { limit: MAX_QUERY, code: 'query_too_long' },
   }),
-  fetch_timeout: wholeNumber({
-    min: 1,
-    max: MAX_FETCH_TIMEOUT_S,
+  fetch_timeout: cappedNumber({
+    ceiling: MAX_FETCH_TIMEOUT_S,
     unit: 'seconds',
-    description: 'Time limit of each page download or render, in seconds.',
+    description: `Time limit of each page download or render, in seconds; more than ${MAX_FETCH_TIMEOUT_S} reads as ${MAX_FETCH_TIMEOUT_S}.`,
   }),
   mode: choice(
     MODES,

@@ -83,18 +83,24 @@ export function flag(fallback: boolean, description: string): BodyField<boolean>
   };
 }
 
-export function wholeNumber(bounds: {
-  min: number;
-  max: number;
+/**
+ * A positive number; one above `ceiling` reads as `ceiling`. The official clients type such
+ * fields as any number, so a caller asking for more than we serve gets what we serve, not a 400.
+ */
+export function cappedNumber(bounds: {
+  ceiling: number;
   unit: string;
   description: string;
 }): BodyField<number | undefined> {
-  const { min, max, unit, description } = bounds;
+  const { ceiling, unit, description } = bounds;
   return {
     required: false,
-    schema: orNull({ type: 'integer', minimum: min, maximum: max, description }),
-    errors: (name) => [fieldMessages.notWholeNumber(name, min, max, unit)],
-    read: (fields, name) => fields.optionalInteger(name, min, max, unit),
+    schema: orNull({ type: 'number', exclusiveMinimum: 0, description }),
+    errors: (name) => [fieldMessages.notPositive(name, unit)],
+    read: (fields, name) => {
+      const value = fields.optionalPositive(name, unit);
+      return value === undefined ? undefined : Math.min(value, ceiling);
+    },
   };
 }
 

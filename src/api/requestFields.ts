@@ -6,8 +6,7 @@ export const fieldMessages = {
   notString: (name: string) => `${name} must be a string`,
   notOneOf: (name: string, values: readonly string[]) => `${name} must be one of: ${values.join(', ')}`,
   notBoolean: (name: string) => `${name} must be a boolean`,
-  notWholeNumber: (name: string, min: number, max: number, unit: string) =>
-    `${name} must be a whole number of ${unit} from ${min} to ${max}`,
+  notPositive: (name: string, unit: string) => `${name} must be a positive number of ${unit}`,
   notObject: (name: string) => `${name} must be an object`,
   notCountry: 'geo_target.country must be an ISO 3166-1 alpha-2 country code, such as US',
 };
@@ -47,12 +46,10 @@ export class RequestFields {
     return value;
   }
 
-  optionalInteger(name: string, min: number, max: number, unit: string): number | undefined {
+  optionalPositive(name: string, unit: string): number | undefined {
     if (!this.has(name)) return undefined;
     const value = this.body[name];
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-      throw invalidField(fieldMessages.notWholeNumber(name, min, max, unit));
-    }
+    if (typeof value !== 'number' || !(value > 0)) throw invalidField(fieldMessages.notPositive(name, unit));
     return value;
   }
 

@@ -36,7 +36,7 @@ function candidates(schema: Schema, depth = 0): unknown[] {
   if (schema.default !== undefined) values.push(schema.default);
   if (Array.isArray(schema.examples)) values.push(...(schema.examples as unknown[]));
   if (Array.isArray(schema.enum)) values.push(...(schema.enum as unknown[]), 'not-one-of-these');
-  for (const bound of [schema.minimum, schema.maximum]) {
+  for (const bound of [schema.minimum, schema.exclusiveMinimum, schema.maximum]) {
     if (typeof bound === 'number') values.push(bound - 1, bound, bound + 1);
   }
   if (typeof schema.maxLength === 'number') {

@@ -99,3 +99,15 @@ describe.each(withBodies.filter((operation) => READERS[operation.operationId]))(
     });
   },
 );
+
+describe('research fetch_timeout', () => {
+  it('reads any positive number of seconds, as both official clients type it, capped at 60', () => {
+    const timeout = (fetch_timeout: unknown) => outcome(parseResearchRequest, { query: 'q', fetch_timeout });
+    expect(timeout(2.5)).toMatchObject({ read: { fetchTimeoutMs: 2500 } });
+    expect(timeout(10)).toMatchObject({ read: { fetchTimeoutMs: 10_000 } });
+    expect(timeout(600)).toMatchObject({ read: { fetchTimeoutMs: 60_000 } });
+    expect(timeout(1e308 * 10)).toMatchObject({ read: { fetchTimeoutMs: 60_000 } });
+    for (const refused of [0, -1, '5', true, Number.NaN])
+      expect(timeout(refused)).toEqual({ status: 400, error: 'fetch_timeout must be a positive number of seconds' });
+  });
+});

@@ -11,7 +11,12 @@ import { activityTimeouts, RESEARCH_DEADLINE_MS } from '../../timeouts';
 /** Spec 2.8 with its defaults applied. */
 export function parseResearchRequest(body: Record<string, unknown>): ResearchRequest {
   const { query, fetch_timeout, mode, nocache } = researchBody.parse(body);
-  return { query, mode, ...(fetch_timeout !== undefined ? { fetchTimeoutMs: fetch_timeout * 1000 } : {}), nocache };
+  return {
+    query,
+    mode,
+    ...(fetch_timeout !== undefined ? { fetchTimeoutMs: Math.ceil(fetch_timeout * 1000) } : {}),
+    nocache,
+  };
 }
 
 /**
