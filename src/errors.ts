@@ -55,7 +55,8 @@ export function isErrorCode(value: unknown): value is ErrorCode {
 
 /**
  * A failure with a known code. `message` is what the caller sees; `detail` is for logs and
- * the Temporal UI only, so internals never leak into responses.
+ * the Temporal UI only, so internals never leak into responses. `reason` is for the caller too,
+ * beside a message the spec fixes word for word: what in their own request is wrong.
  */
 export class ServiceError extends Error {
   readonly status: number;
@@ -66,6 +67,7 @@ export class ServiceError extends Error {
     readonly code: ErrorCode,
     readonly detail?: string,
     message?: string,
+    readonly reason?: string,
   ) {
     super(message ?? ERRORS[code].message);
     this.name = 'ServiceError';

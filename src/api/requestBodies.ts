@@ -17,6 +17,8 @@ export const MAX_QUERY = 10_000;
 /** `fetch_timeout` in seconds; the spec shows no bounds, and a page fetch's activity allows a minute. */
 const MAX_FETCH_TIMEOUT_S = 60;
 const MODES: readonly ResearchMode[] = ['fast', 'balanced'];
+/** The compiler's account of a schema it refused can quote the schema; the caller has it already. */
+const MAX_REASON = 1000;
 
 const url = (description: string) => requiredText('url_required', { description, format: 'uri' });
 
@@ -47,8 +49,9 @@ const jsonSchema = (description: string): BodyField<JsonSchema> => ({
     try {
       compileSchema(schema as JsonSchema);
     } catch (err) {
-      const reason = err instanceof Error ? err.message : String(err);
-      throw new ServiceError('json_schema_invalid', reason, `${ERRORS.json_schema_invalid.message}: ${reason}`);
+      // The message is the spec's, exact (spec 7.3, 7.4); what the compiler found goes beside it.
+      const reason = (err instanceof Error ? err.message : String(err)).slice(0, MAX_REASON);
+      throw new ServiceError('json_schema_invalid', reason, undefined, reason);
     }
     return schema as JsonSchema;
   },

@@ -39,7 +39,7 @@ export function errorResponses(): Middleware<ApiState> {
     } catch (err) {
       const error = toServiceError(err);
       ctx.status = error.status;
-      ctx.body = { error: error.message };
+      ctx.body = { error: error.message, ...(error.reason === undefined ? {} : { reason: error.reason }) };
       ctx.state.errorDetail = error.detail;
     }
   };

@@ -308,7 +308,13 @@ function buildDocument(): ApiDocument {
         ErrorResponse: {
           type: 'object',
           required: ['error'],
-          properties: { error: { type: 'string', description: 'What went wrong, for people.' } },
+          properties: {
+            error: { type: 'string', description: 'What went wrong, for people; the exact text of the spec.' },
+            reason: {
+              type: 'string',
+              description: 'Why, where the message cannot say: what the schema compiler found in a `json_schema`.',
+            },
+          },
           additionalProperties: false,
         },
         ExtractMarkdownRequest: extractMarkdownBody.schema,
