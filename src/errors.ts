@@ -49,6 +49,14 @@ export const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS;
 
+/**
+ * Failures a second try of the same request may not repeat: Temporal out of reach (`unavailable`,
+ * sent with Retry-After), a body that came too slowly, and what we cannot tell apart. Every other
+ * code is the same answer each time, so it says `x-should-retry: false`; the official clients
+ * would otherwise run each 5xx and 408 three times, fetching the page again each time.
+ */
+export const RETRYABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['unavailable', 'request_timeout', 'internal']);
+
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ERRORS, value);
 }

@@ -28,6 +28,12 @@ export const RESEARCH_DEADLINE_MS = { fast: 15 * 60_000, balanced: 45 * 60_000 }
  */
 export const AUTOMATE_DEADLINE_MS = 60 * 60_000;
 
+/**
+ * The `Retry-After` of a 503 for an unreachable Temporal: long enough for a restarted server
+ * to come back, within the official clients' bound (they honour hints of at most 60 s).
+ */
+export const UNAVAILABLE_RETRY_AFTER_S = 10;
+
 /** Room an attempt needs beyond its own limits: waiting for a conversion thread, the reply. */
 const ATTEMPT_SLACK_MS = 15_000;
 

@@ -1,5 +1,7 @@
 import type { Context } from 'koa';
 import { errorResponses } from '../../src/api/middleware/errorResponses';
+import { ServiceError as TemporalServiceError } from '@temporalio/client';
+import { ServiceError } from '../../src/errors';
 import { parseStructuredRequest } from '../../src/api/routes/structuredJson';
 import type { ApiState } from '../../src/api/state';
 
@@ -41,5 +43,30 @@ describe('error responses', () => {
   it('gives no reason where the message says it all', async () => {
     const { body } = await answer(refusal({ url: 'https://example.com/', json_schema: [] }));
     expect(body).toEqual({ error: 'json schema must be a valid object' });
+  });
+
+  it('tells the clients not to retry an answer a retry would repeat', async () => {
+    for (const code of ['fetch_failed', 'json_schema_invalid', 'research_unavailable', 'model_unavailable'] as const) {
+      const { headers } = await answer(new ServiceError(code));
+      expect({ code, headers }).toEqual({ code, headers: { 'x-should-retry': 'false' } });
+    }
+  });
+
+  it('answers Temporal out of reach with 503 and Retry-After, and leaves retries to the client', async () => {
+    // A gRPC error as @grpc/grpc-js throws it: code 14 is UNAVAILABLE.
+    const grpc = Object.assign(new Error('14 UNAVAILABLE: No connection established'), {
+      code: 14,
+      details: 'No connection established',
+      metadata: {},
+    });
+    const { status, body, headers } = await answer(
+      new TemporalServiceError('Failed to start Workflow', { cause: grpc }),
+    );
+    expect({ status, body, headers }).toEqual({
+      status: 503,
+      body: { error: 'service unavailable' },
+      headers: { 'retry-after': '10' },
+    });
+    expect((await answer(new Error('a bug'))).headers).toEqual({});
   });
 });

@@ -1,7 +1,9 @@
 import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { Middleware } from 'koa';
-import { isErrorCode, ServiceError } from '../../errors';
+import { isErrorCode, RETRYABLE, ServiceError } from '../../errors';
+import { UNAVAILABLE_RETRY_AFTER_S } from '../../timeouts';
+import { isConnectionFailure } from '../throughOutages';
 import type { ApiState } from '../state';
 
 /**
@@ -18,6 +20,8 @@ export function toServiceError(err: unknown): ServiceError {
     }
     return new ServiceError('internal', describeFailure(err));
   }
+  if (isConnectionFailure(err))
+    return new ServiceError('unavailable', err instanceof Error ? (err.stack ?? err.message) : String(err));
   const status = (err as { status?: unknown }).status;
   if (status === 404) return new ServiceError('not_found');
   if (status === 405) return new ServiceError('method_not_allowed');
@@ -39,6 +43,9 @@ export function errorResponses(): Middleware<ApiState> {
     } catch (err) {
       const error = toServiceError(err);
       ctx.status = error.status;
+      // Read by the official clients, which otherwise retry every 408, 409, 429 and 5xx.
+      if (!RETRYABLE.has(error.code)) ctx.set('x-should-retry', 'false');
+      if (error.code === 'unavailable') ctx.set('retry-after', String(UNAVAILABLE_RETRY_AFTER_S));
       ctx.body = { error: error.message, ...(error.reason === undefined ? {} : { reason: error.reason }) };
       ctx.state.errorDetail = error.detail;
     }
