@@ -3,6 +3,7 @@ import {
   ApplicationFailure,
   CancellationScope,
   isCancellation,
+  log as workflowLog,
   proxyActivities,
   sleep,
   TimeoutFailure,
@@ -73,6 +74,18 @@ interface Ending {
   finalAnswer: string | null;
   error?: { code: AutomateErrorCode; message: string };
 }
+
+/**
+ * What the caller reads in `complete.error.message`, by code: fixed text, as research's `error`
+ * event has. The ending's own message can hold internals (a model client's or a browser worker's
+ * words); it goes to the log and, for a failing code, to the run's failure in its history.
+ */
+const ENDING_MESSAGES: Record<AutomateErrorCode, string> = {
+  TASK_ABORTED: 'the agent gave the task up; its reason is the final answer',
+  MAX_ITERATIONS: 'the task was not done within maxIterations steps',
+  MAX_ERRORS: 'too many steps failed in a row',
+  TASK_FAILED: 'the task failed',
+};
 
 /** An ending that fails the run too (for operators: a failed run can be found, replayed, retried). */
 const FAILING_CODES: ReadonlySet<AutomateErrorCode> = new Set(['MAX_ERRORS', 'TASK_FAILED']);
@@ -636,8 +649,9 @@ class AutomateRun {
         startTime: this.startTime,
         endTime,
       },
-      ...(ending.error ? { error: ending.error } : {}),
+      ...(ending.error ? { error: { code: ending.error.code, message: ENDING_MESSAGES[ending.error.code] } } : {}),
     });
+    if (ending.error) workflowLog.warn('task ended without success', { ...ending.error });
     this.emit('done', {});
     upsertMemo({ usage: this.usage });
   }

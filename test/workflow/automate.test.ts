@@ -34,6 +34,8 @@ interface Doubles {
   lastDecision: Partial<Decision>;
   validations: (Validation | 'unusable')[];
   actionFails: boolean;
+  /** What planning fails with, as the activity's error says it. */
+  planFails?: string;
   /** The performAction call (counting from 1) that finds the session gone. */
   loseAt?: number;
   calls: number;
@@ -110,6 +112,7 @@ const activities = {
     doubles.closed++;
   },
   async planTask() {
+    if (doubles.planFails) throw ApplicationFailure.nonRetryable(doubles.planFails, 'ModelError');
     return reply({ plan: 'Buy it', successCriteria: 'An order number', actionItems: ['buy'] });
   },
   async decideAction(input: DecideInput) {
@@ -264,6 +267,21 @@ describe('how a task ends', () => {
     expect(complete(events)).toMatchObject({ success: false, error: { code: 'MAX_ERRORS' } });
     expect(failure?.type).toBe('MAX_ERRORS');
     expect(names(events).at(-1)).toBe('done');
+  });
+
+  test('complete.error says a fixed message per code; the cause goes to the run failure only', async () => {
+    doubles.planFails = 'model unreachable: Connection error.';
+    const failed = await run(inputFor());
+    expect(complete(failed.events).error).toEqual({ code: 'TASK_FAILED', message: 'the task failed' });
+    expect(failed.failure?.message).toBe('model unreachable: Connection error.');
+    expect(JSON.stringify(complete(failed.events))).not.toContain('Connection error');
+
+    doubles.planFails = undefined;
+    doubles.lastDecision = { action: 'click', ref: 'e1' };
+    doubles.actionFails = true;
+    const stuck = await run(inputFor());
+    expect(complete(stuck.events).error).toEqual({ code: 'MAX_ERRORS', message: 'too many steps failed in a row' });
+    expect(stuck.failure?.message).toMatch(/^5 steps failed in a row; the last: element not found/);
   });
 
   test('a data path is typed as the real value, shown by its path, and never given to the model', async () => {
