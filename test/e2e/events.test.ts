@@ -5,6 +5,7 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { ulid } from 'ulid';
 import { createApiDeps, createApp } from '../../src/api/app';
+import { INVALID_LAST_EVENT_ID } from '../../src/api/routes/runEvents';
 import type { ApiState } from '../../src/api/state';
 import { loadConfig } from '../../src/config';
 import type { StreamedOperationName } from '../../src/events/streams';
@@ -268,6 +269,27 @@ describe('event streams', () => {
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: string }).error).toMatch(/Last-Event-ID/);
     expect((await fetch(`${apiUrl()}/runs/${runId}/events`)).status).toBe(401);
+  });
+
+  it("refuses a Last-Event-ID past the run's last event, and its other readers stay live", async () => {
+    const first = await startStream({ operation: 'research', steps: researchScript(8, 400) });
+    const runId = first.response.headers.get('x-run-id')!;
+    await first.until((stream) => stream.events.length >= 2);
+    first.abort();
+    // API A now has no reader for the run: the next request there starts it.
+    const beyond = await resume(`${baseA}/v1`, runId, 1000);
+    await beyond.finished;
+    expect({ status: beyond.response.status, raw: beyond.raw }).toEqual({
+      status: 400,
+      raw: JSON.stringify({ error: INVALID_LAST_EVENT_ID }),
+    });
+    const lastId = Number(first.events.at(-1)!.id);
+    const reader = await resume(`${baseA}/v1`, runId, lastId);
+    const resumed = Date.now();
+    await reader.until((stream) => stream.events.length >= 2, 5000);
+    expect(Date.now() - resumed).toBeLessThan(2500);
+    await reader.finished;
+    expect(reader.events.at(-1)!.event).toBe('complete');
   });
 
   it('cancels a run that no client reads for the grace period', async () => {

@@ -3,10 +3,12 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import type { Workflow } from '@temporalio/workflow';
 import type { Context } from 'koa';
 import type { Config } from '../../config';
-import { ServiceError } from '../../errors';
+import { invalidField, ServiceError } from '../../errors';
+import { listEventsQuery } from '../../events/messages';
 import { parseRunId, runIdOf, streamedOperation, workflowIdOf, type StreamedOperationName } from '../../events/streams';
 import type { Logger } from '../../logger';
 import type { RunOptions, RunStarter } from '../runStarter';
+import { INVALID_LAST_EVENT_ID } from '../routes/runEvents';
 import { identify, type ApiState } from '../state';
 import { EventRelay } from './eventRelay';
 import { streamEvents } from './eventStream';
@@ -68,6 +70,14 @@ export function createStreamedRuns(config: Config, client: Client, runs: RunStar
       // The id already names the caller's organization; the memo check keeps it so should ids ever change.
       if (memo?.organization !== organization)
         throw new ServiceError('not_found', `run ${workflowId} belongs to another organization`);
+      // A reader started past the run's last event would wait for events that never come, and so
+      // would every client of this process that joins it.
+      if (after > 0) {
+        const { headId } = await client.workflow
+          .getHandle(workflowId)
+          .query(listEventsQuery, { after: Number.MAX_SAFE_INTEGER });
+        if (after > headId) throw invalidField(INVALID_LAST_EVENT_ID);
+      }
       identify(ctx.state, { workflowId, runId: temporalRunId });
       ctx.set('x-workflow-id', workflowId);
       ctx.set('x-run-id', runId);
