@@ -30,7 +30,7 @@ const common = {
  * the shared stack has no search engine (the cluster has one, for clusterFailover); hostilePages
  * watches the dev stack's one page worker by its pid; effort's render-deadline test fails there
  * (the retried render on a second browser worker outlives its deadline), a defect of its own;
- * openapi and officialClient check the 503 of a shared stack without a search engine, and
+ * openapi, officialClient and clientPace check the 503 of a shared stack without a search engine, and
  * observability reads the dev stack's log files and counts its one API's requests.
  */
 const NOT_ON_CLUSTER = [
@@ -40,6 +40,7 @@ const NOT_ON_CLUSTER = [
   'effort',
   'openapi',
   'officialClient',
+  'clientPace',
   'observability',
 ].map((name) => `/test/e2e/${name}\\.test\\.ts$`);
 

@@ -41,6 +41,8 @@ export interface StandInScript {
   byFormat?: Record<string, FormatReply[]>;
   /** False: `json_schema` response formats get the 400 a server without structured output gives. */
   jsonSchemaSupported?: boolean;
+  /** Every answer after this pause, as a real model's pace, unless its reply sets its own. */
+  delayMs?: number;
 }
 
 export interface ModelStandIn {
@@ -186,7 +188,8 @@ export async function startModelStandIn(host = '127.0.0.1'): Promise<ModelStandI
           }),
         );
       };
-      if (reply?.delayMs) setTimeout(answer, reply.delayMs);
+      const delayMs = reply?.delayMs ?? script.delayMs;
+      if (delayMs) setTimeout(answer, delayMs);
       else answer();
     });
   });
