@@ -228,7 +228,7 @@ function buildDocument(): ApiDocument {
             name: 'Last-Event-ID',
             in: 'header',
             required: false,
-            description: 'The id of the last event the client has.',
+            description: "The id of the last event the client has; one past the run's last event is refused with 400.",
             schema: { type: 'string', pattern: '^[0-9]{1,15}$' },
           },
         ],
