@@ -14,11 +14,14 @@ export const HIDDEN = '(hidden)';
 export class SecretValues {
   private readonly values = new Set<string>();
 
-  /** Remembers `value` if it is one the model must not see. */
-  typed(field: FieldFacts, value: string, source: ValueSource): void {
+  /**
+   * Remembers `value` if it is one the model must not see: the caller's, or a credential of the
+   * data, by its path (`credential`) whatever the field, or by the field's facts or its looks.
+   */
+  typed(field: FieldFacts, value: string, source: ValueSource, credential: boolean): void {
     if (value === '') return;
-    const credential = fieldSensitivity(field) === 'credential' || valueSensitivity(value) === 'credential';
-    if (source === 'caller' || (source === 'data' && credential)) this.values.add(value);
+    const secret = credential || fieldSensitivity(field) === 'credential' || valueSensitivity(value) === 'credential';
+    if (source === 'caller' || (source === 'data' && secret)) this.values.add(value);
   }
 
   /**

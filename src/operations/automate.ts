@@ -53,7 +53,11 @@ export type AgentAction =
 /** The actions a browser session performs; the others are the workflow's own. */
 export type BrowserAction =
   | Extract<AgentAction, { type: 'click' | 'select' | 'press' | 'scroll' | 'navigate' }>
-  | { type: 'fill'; ref: string; value: string; source: ValueSource };
+  /**
+   * `credential`: the value is a credential of the request's `data` by its key path (`user.otp`)
+   * or its looks, whatever field it goes into: it may go to trusted hosts only.
+   */
+  | { type: 'fill'; ref: string; value: string; source: ValueSource; credential: boolean };
 
 /**
  * Where a typed value came from: the request's `data`, the caller's answer to an input request

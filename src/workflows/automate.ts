@@ -335,10 +335,18 @@ class AutomateRun {
     if (action.dataPath) {
       const value = valueAt(data, action.dataPath);
       if (value === undefined) return `the data holds nothing at ${action.dataPath}`;
-      return { type: 'fill', ref: action.ref, value, source: 'data' };
+      return { type: 'fill', ref: action.ref, value, source: 'data', credential: isCredential(action.dataPath, value) };
     }
-    const source = pathOfValue(data, action.value) === undefined ? 'model' : 'data';
-    return { type: 'fill', ref: action.ref, value: action.value, source };
+    const path = pathOfValue(data, action.value);
+    if (path === undefined)
+      return { type: 'fill', ref: action.ref, value: action.value, source: 'model', credential: false };
+    return {
+      type: 'fill',
+      ref: action.ref,
+      value: action.value,
+      source: 'data',
+      credential: isCredential(path, action.value),
+    };
   }
 
   private async extract(instruction: string): Promise<void> {

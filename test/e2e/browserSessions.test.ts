@@ -237,6 +237,7 @@ describe('browser sessions', () => {
       ref: refOf(snapshot, 'textbox', 'Name'),
       value: 'Ada',
       source: 'model',
+      credential: false,
     });
     expect(fill).toEqual({ success: true, url: site.url('/form'), title: 'Shop', navigated: false });
     expect(
@@ -258,7 +259,13 @@ describe('browser sessions', () => {
 
     await act('s-act', { type: 'navigate', url: site.url('/form') });
     snapshot = (await observe('s-act')).snapshot;
-    await act('s-act', { type: 'fill', ref: refOf(snapshot, 'textbox', 'Name'), value: 'Bob', source: 'model' });
+    await act('s-act', {
+      type: 'fill',
+      ref: refOf(snapshot, 'textbox', 'Name'),
+      value: 'Bob',
+      source: 'model',
+      credential: false,
+    });
     const entered = await act('s-act', { type: 'press', key: 'Enter', ref: refOf(snapshot, 'textbox', 'Name') });
     expect(entered).toMatchObject({ success: true, title: 'Thanks', navigated: true });
 
@@ -352,7 +359,7 @@ describe('browser sessions', () => {
 
     const typed = await act(
       's-firewall',
-      { type: 'fill', ref: password, value: 'hunter22', source: 'model' },
+      { type: 'fill', ref: password, value: 'hunter22', source: 'model', credential: false },
       firewall,
     );
     expect(typed).toMatchObject(refused);
@@ -368,7 +375,11 @@ describe('browser sessions', () => {
     expect(site.hits.get('/second')).toBeUndefined();
 
     // The caller's own answer in the form is consent to send it.
-    const answered = await act('s-firewall', { type: 'fill', ref: name, value: 'Ada', source: 'caller' }, firewall);
+    const answered = await act(
+      's-firewall',
+      { type: 'fill', ref: name, value: 'Ada', source: 'caller', credential: false },
+      firewall,
+    );
     expect(answered).toMatchObject({ success: true });
     const sent = await act('s-firewall', { type: 'click', ref: signIn }, firewall);
     expect(sent).toMatchObject({ success: true, title: 'Thanks', navigated: true });
@@ -377,7 +388,11 @@ describe('browser sessions', () => {
     await act('s-firewall', { type: 'navigate', url: site.url('/login') });
     const trusted = { ...firewall, trustedHostnames: [FIXTURE_HOST] };
     const again = refOf((await observe('s-firewall')).snapshot, 'textbox', 'Password');
-    const fill = await act('s-firewall', { type: 'fill', ref: again, value: 'hunter22', source: 'model' }, trusted);
+    const fill = await act(
+      's-firewall',
+      { type: 'fill', ref: again, value: 'hunter22', source: 'model', credential: false },
+      trusted,
+    );
     expect(fill).toMatchObject({ success: true });
     await close('s-firewall');
   });

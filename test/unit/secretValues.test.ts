@@ -13,8 +13,8 @@ describe('SecretValues', () => {
 
   it('hides the caller’s answers wherever they show, and short ones as a field’s value only', () => {
     const secrets = new SecretValues();
-    secrets.typed(field('card'), '4111 1111 1111 1111', 'caller');
-    secrets.typed(field('cvc'), '123', 'caller');
+    secrets.typed(field('card'), '4111 1111 1111 1111', 'caller', false);
+    secrets.typed(field('cvc'), '123', 'caller', false);
     const hidden = secrets.hide(SNAPSHOT);
     expect(hidden).not.toContain('4111');
     expect(hidden).toContain(`textbox "CVC" [active] [ref=e20]: ${HIDDEN}`);
@@ -24,8 +24,8 @@ describe('SecretValues', () => {
 
   it('hides credentials typed from data, not other data the model was shown', () => {
     const secrets = new SecretValues();
-    secrets.typed({ tag: 'input', type: 'password', name: 'password' }, 'correct-horse-42', 'data');
-    secrets.typed(field('name'), 'Ana Example', 'data');
+    secrets.typed({ tag: 'input', type: 'password', name: 'password' }, 'correct-horse-42', 'data', false);
+    secrets.typed(field('name'), 'Ana Example', 'data', false);
     const text = secrets.hide(
       '- textbox "Password" [ref=e5]: correct-horse-42\n- textbox "Name" [ref=e6]: Ana Example',
     );

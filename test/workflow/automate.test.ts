@@ -267,9 +267,16 @@ describe('how a task ends', () => {
   });
 
   test('a data path is typed as the real value, shown by its path, and never given to the model', async () => {
-    doubles.decisions = [{ action: 'fill', ref: 'e3', dataPath: 'user.password' }];
+    doubles.decisions = [
+      { action: 'fill', ref: 'e3', dataPath: 'user.password' },
+      { action: 'fill', ref: 'e2', dataPath: 'data.user.email' },
+    ];
     const { events } = await run(inputFor({ data: { user: { email: 'ana@example.com', password: 'hunter22' } } }));
-    expect(doubles.performed[0]).toEqual({ type: 'fill', ref: 'e3', value: 'hunter22', source: 'data' });
+    // The path makes the credential, whatever field the page offers for it.
+    expect(doubles.performed.slice(0, 2)).toEqual([
+      { type: 'fill', ref: 'e3', value: 'hunter22', source: 'data', credential: true },
+      { type: 'fill', ref: 'e2', value: 'ana@example.com', source: 'data', credential: false },
+    ]);
     expect(dataOf(events, 'agent:action')[0]).toMatchObject({ action: 'fill', value: 'data.user.password' });
     expect(JSON.stringify(doubles.decided)).not.toContain('hunter22');
     expect(JSON.stringify(events)).not.toContain('hunter22');
