@@ -15,6 +15,15 @@ export class SecretValues {
   private readonly values = new Set<string>();
 
   /**
+   * Remembers values the model must not see whatever field they go into and whether they were
+   * typed yet: the credentials of `data` (by key path) when the session opens, the caller's
+   * answers before they are typed (a field's validation message may echo them).
+   */
+  protect(values: readonly string[]): void {
+    for (const value of values) if (value !== '') this.values.add(value);
+  }
+
+  /**
    * Remembers `value` if it is one the model must not see: the caller's, or a credential of the
    * data, by its path (`credential`) whatever the field, or by the field's facts or its looks.
    */
@@ -37,6 +46,19 @@ export class SecretValues {
       this.values.has(unquoted(shown)) ? `${head}${HIDDEN}` : line,
     );
   }
+}
+
+/** What the session answers with about the page, with `secrets` hidden from each of its texts. */
+export function hiddenOutcome<T extends { url: string; title: string; error?: string }>(
+  secrets: SecretValues,
+  outcome: T,
+): T {
+  return {
+    ...outcome,
+    url: secrets.hide(outcome.url),
+    title: secrets.hide(outcome.title),
+    ...(outcome.error === undefined ? {} : { error: secrets.hide(outcome.error) }),
+  };
 }
 
 /** A snapshot's YAML scalar as text: `"123"` and `'it''s'` unquoted, plain ones as they are. */

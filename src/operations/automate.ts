@@ -152,6 +152,12 @@ export interface SessionOpening {
     country?: string;
     /** Closed by the worker when no step used it for this long. */
     idleMs: number;
+    /**
+     * Values the model must not read back, whatever field they go into: the credentials of
+     * `data` and the caller's answers so far. The session hides them from everything it answers
+     * with (snapshots, page text, addresses, titles, errors), once told, for its whole life.
+     */
+    hidden: string[];
   }): Promise<OpenedSession>;
 }
 

@@ -12,7 +12,7 @@ import {
 } from '@temporalio/workflow';
 import type { AutomateModelActivities, AutomateReply } from '../activities/automateModel';
 import type { UnusableAnswer } from '../activities/structuredAsk';
-import { maskedData, pathOfValue, valueAt } from '../automate/dataPaths';
+import { leaves, maskedData, pathOfValue, valueAt } from '../automate/dataPaths';
 import { fieldSensitivity, protectedValuesOf, valueSensitivity } from '../automate/firewall';
 import type { AutomateErrorCode, AutomateEvents } from '../events/automate';
 import { EventLog } from '../events/eventLog';
@@ -140,6 +140,8 @@ class AutomateRun {
   private readonly eventCounts: Record<string, number> = {};
   /** The caller's data as the model sees it: credentials masked. */
   private readonly shownData?: string;
+  /** What the model must not read back from a page: the credentials of `data`, the caller's answers. */
+  private readonly hidden: string[];
 
   constructor(
     private readonly input: AutomateInput,
@@ -159,6 +161,10 @@ class AutomateRun {
       protectedValues: protectedValuesOf(request.data ?? {}),
     };
     this.shownData = maskedData(request.data, (path, value) => isCredential(path, value));
+    this.hidden = leaves(request.data)
+      .map(({ path, value }) => ({ path, value: String(value) }))
+      .filter(({ path, value }) => isCredential(path, value))
+      .map(({ value }) => value);
   }
 
   private emit<E extends keyof AutomateEvents & string>(
@@ -443,8 +449,10 @@ class AutomateRun {
         return;
       }
       const values = answer.fields.filter((entry) => entry.value !== '');
-      // What the caller typed must not leave for an untrusted host either.
+      // What the caller typed must not leave for an untrusted host either, nor reach the model
+      // from a session opened after this one.
       this.firewall.protectedValues.push(...values.map((entry) => entry.value).filter((value) => value.length >= 4));
+      this.hidden.push(...values.map((entry) => entry.value));
       // The session checks each value against its field's rules before typing it.
       fieldErrors = (await session.steps.fillFields({ sessionId: session.id, values, firewall: this.firewall }))
         .fieldErrors;
@@ -467,6 +475,7 @@ class AutomateRun {
       ...(this.input.request.country ? { country: this.input.request.country } : {}),
       // Outlives an input request's wait, so a session is not reaped while the caller types.
       idleMs: this.input.inputTimeoutMs + 5 * 60_000,
+      hidden: this.hidden,
     });
     const steps = proxyActivities<SessionSteps>({ taskQueue: opened.queue, ...STEP_OPTIONS });
     this.session = { id, steps, url: opened.url, title: opened.title };

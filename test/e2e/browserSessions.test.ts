@@ -129,7 +129,7 @@ describe('browser sessions', () => {
     env.run(fn, ...args) as Promise<R>;
 
   const open = (sessionId: string, url?: string, idleMs = IDLE_MS) =>
-    run(opening.openSession, { sessionId, url, idleMs });
+    run(opening.openSession, { sessionId, url, idleMs, hidden: [] });
   const act = (sessionId: string, action: BrowserAction, firewall = UNSAFE) =>
     run(steps.performAction, { sessionId, action, firewall });
   const observe = (sessionId: string, screenshot = false) => run(steps.observePage, { sessionId, screenshot });

@@ -1,4 +1,4 @@
-import { HIDDEN, SecretValues } from '../../src/browser/secretValues';
+import { HIDDEN, hiddenOutcome, SecretValues } from '../../src/browser/secretValues';
 
 const SNAPSHOT = `- paragraph [ref=e17]:
   - text: Card number
@@ -31,5 +31,31 @@ describe('SecretValues', () => {
     );
     expect(text).not.toContain('correct-horse-42');
     expect(text).toContain('Ana Example');
+  });
+
+  it('hides the values it was told to protect, whatever field they were typed into, or none', () => {
+    const secrets = new SecretValues();
+    secrets.typed({ tag: 'input', label: 'Confirm' }, 'plain-looking-1', 'data', true);
+    secrets.protect(['registered-2', '']);
+    const text = secrets.hide('- textbox "Confirm" [ref=e5]: plain-looking-1\n- text: You typed registered-2');
+    expect(text).toBe(`- textbox "Confirm" [ref=e5]: ${HIDDEN}\n- text: You typed ${HIDDEN}`);
+  });
+
+  it('hides them from the address, the title and the error of what a session answers', () => {
+    const secrets = new SecretValues();
+    secrets.protect(['correct-horse-42']);
+    expect(
+      hiddenOutcome(secrets, {
+        url: 'https://shop.example/?typed=correct-horse-42',
+        title: 'Note: correct-horse-42',
+        error: 'correct-horse-42 is not valid',
+        navigated: false,
+      }),
+    ).toEqual({
+      url: `https://shop.example/?typed=${HIDDEN}`,
+      title: `Note: ${HIDDEN}`,
+      error: `${HIDDEN} is not valid`,
+      navigated: false,
+    });
   });
 });

@@ -37,7 +37,7 @@ interface Doubles {
   /** The performAction call (counting from 1) that finds the session gone. */
   loseAt?: number;
   calls: number;
-  opened: { url?: string }[];
+  opened: { url?: string; hidden: string[] }[];
   performed: BrowserAction[];
   filled: FieldValue[][];
   decided: DecideInput[];
@@ -77,8 +77,8 @@ const FIELDS: FormField[] = [
 let page = { url: 'https://shop.example/', title: 'Shop' };
 
 const activities = {
-  async openSession(input: { sessionId: string; url?: string }) {
-    doubles.opened.push({ url: input.url });
+  async openSession(input: { sessionId: string; url?: string; hidden: string[] }) {
+    doubles.opened.push({ url: input.url, hidden: [...input.hidden] });
     page = { url: input.url ?? 'about:blank', title: 'Shop' };
     return { queue: TASK_QUEUE, ...page };
   },
@@ -277,6 +277,8 @@ describe('how a task ends', () => {
       { type: 'fill', ref: 'e3', value: 'hunter22', source: 'data', credential: true },
       { type: 'fill', ref: 'e2', value: 'ana@example.com', source: 'data', credential: false },
     ]);
+    // The session is told once, when it opens, what to hide from every answer of its own.
+    expect(doubles.opened.map((opened) => opened.hidden)).toEqual([['hunter22']]);
     expect(dataOf(events, 'agent:action')[0]).toMatchObject({ action: 'fill', value: 'data.user.password' });
     expect(JSON.stringify(doubles.decided)).not.toContain('hunter22');
     expect(JSON.stringify(events)).not.toContain('hunter22');
