@@ -172,7 +172,7 @@ function base64(bytes: Uint8Array): string {
  * each of the three byte alignments: they appear whenever the value is encoded inside a larger
  * text (`btoa(JSON.stringify({email, password}))`).
  */
-function base64Cores(value: string): string[] {
+export function base64Cores(value: string): string[] {
   const bytes = new TextEncoder().encode(value);
   const cores: string[] = [];
   for (let shift = 0; shift < 3; shift++) {

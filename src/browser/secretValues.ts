@@ -1,4 +1,4 @@
-import { fieldSensitivity, valueSensitivity } from '../automate/firewall';
+import { base64Cores, fieldSensitivity, valueSensitivity } from '../automate/firewall';
 import type { FieldFacts, ValueSource } from '../operations/automate';
 
 /** What the model sees instead of a value the caller typed or a credential from `data`. */
@@ -11,8 +11,41 @@ export const HIDDEN = '(hidden)';
  * (`textbox "Card number" [ref=e18]: 4111 1111 1111 1111`), so every observation and page text
  * is cleaned of them before it leaves the session.
  */
+/** Shorter values are hidden as a snapshot field's value only: anywhere else they would hide the page's words. */
+const HIDDEN_ANYWHERE_LENGTH = 6;
+
+const NAMED_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/**
+ * The forms a page shows or sends a value in without meaning to hide it: as it is, URL-encoded
+ * (once or twice, as a component, form or address), as HTML entities (named, or every character
+ * as a decimal or hex one), and its base64 at each alignment (`btoa(JSON.stringify(...))`).
+ * Escapes match in either case (`%2f`, `&#X41;`).
+ */
+function encodedForms(value: string): string[] {
+  const component = encodeURIComponent(value);
+  const characters = [...value].map((c) => c.codePointAt(0)!);
+  return [
+    value,
+    component,
+    encodeURIComponent(component),
+    new URLSearchParams({ v: value }).toString().slice(2),
+    encodeURI(value),
+    value.replace(/[&<>"']/g, (c) => NAMED_ENTITIES[c]!),
+    characters.map((code) => `&#${code};`).join(''),
+    characters.map((code) => `&#x${code.toString(16)};`).join(''),
+    ...base64Cores(value),
+  ];
+}
+
+function literal(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 export class SecretValues {
   private readonly values = new Set<string>();
+  /** Every form of every value long enough to be hidden anywhere, as one alternation of literals. */
+  private pattern?: RegExp;
 
   /**
    * Remembers values the model must not see whatever field they go into and whether they were
@@ -21,6 +54,7 @@ export class SecretValues {
    */
   protect(values: readonly string[]): void {
     for (const value of values) if (value !== '') this.values.add(value);
+    this.pattern = undefined;
   }
 
   /**
@@ -30,21 +64,33 @@ export class SecretValues {
   typed(field: FieldFacts, value: string, source: ValueSource, credential: boolean): void {
     if (value === '') return;
     const secret = credential || fieldSensitivity(field) === 'credential' || valueSensitivity(value) === 'credential';
-    if (source === 'caller' || (source === 'data' && secret)) this.values.add(value);
+    if (source === 'caller' || (source === 'data' && secret)) this.protect([value]);
   }
 
   /**
-   * `text` with each remembered value hidden: wherever it appears, when it is long enough not to
-   * be mistaken for something else (a ref, a number of the page's), and, whatever its length, as
-   * the value a snapshot line ends with.
+   * `text` with each remembered value hidden: in any of its encoded forms wherever it appears,
+   * when it is long enough not to be mistaken for something else (a ref, a number of the
+   * page's), and, whatever its length, as the value a snapshot line ends with. One pass of a
+   * pattern of literals: time linear in the text, whatever the page put in it.
    */
   hide(text: string): string {
     if (this.values.size === 0) return text;
-    let hidden = text;
-    for (const value of this.values) if (value.length >= 6) hidden = hidden.split(value).join(HIDDEN);
+    const hidden = text.replace(this.anywhere(), HIDDEN);
     return hidden.replace(/^(.*\[ref=\w+\][^\n]*?: )(.+)$/gm, (line: string, head: string, shown: string) =>
       this.values.has(unquoted(shown)) ? `${head}${HIDDEN}` : line,
     );
+  }
+
+  private anywhere(): RegExp {
+    if (!this.pattern) {
+      const forms = [...this.values]
+        .filter((value) => value.length >= HIDDEN_ANYWHERE_LENGTH)
+        .flatMap(encodedForms)
+        // Longest first: where an encoded form starts with the value's own text, all of it goes.
+        .sort((a, b) => b.length - a.length);
+      this.pattern = forms.length === 0 ? /(?!)/g : new RegExp([...new Set(forms)].map(literal).join('|'), 'gi');
+    }
+    return this.pattern;
   }
 }
 

@@ -58,4 +58,46 @@ describe('SecretValues', () => {
       navigated: false,
     });
   });
+
+  describe('a value the page shows encoded', () => {
+    const password = 'Tr0ub4dor&3 horse!';
+    const secrets = new SecretValues();
+    secrets.protect([password]);
+    const json = (value: string) => JSON.stringify({ note: value });
+    const shown: [string, string][] = [
+      ['URL-encoded', `/share?text=${encodeURIComponent(password)}`],
+      ['URL-encoded, lower-case escapes', `/share?text=${encodeURIComponent(password).toLowerCase()}`],
+      ['URL-encoded twice', `/r?to=${encodeURIComponent(`/share?text=${encodeURIComponent(password)}`)}`],
+      ['form-encoded', `Form: ${new URLSearchParams({ text: password }).toString()}`],
+      ['in an address path', `https://shop.example/notes/${encodeURI(password)}/edit`],
+      ['as HTML with named entities', `Markup: ${password.replace(/&/g, '&amp;')}`],
+      ['as decimal entities', [...password].map((c) => `&#${c.charCodeAt(0)};`).join('')],
+      ['as hex entities', [...password].map((c) => `&#x${c.charCodeAt(0).toString(16)};`).join('')],
+      ['in base64, inside JSON', `Token: ${Buffer.from(json(password)).toString('base64')}`],
+      ['in base64url, at another alignment', Buffer.from(`xy${json(password)}`).toString('base64url')],
+    ];
+    it.each(shown)('hides it %s', (_how, text) => {
+      const hidden = secrets.hide(text);
+      expect(hidden).toContain(HIDDEN);
+      expect(hidden.replace(HIDDEN, '')).not.toMatch(/Tr0ub|horse/i);
+    });
+
+    it('leaves text without it as it is', () => {
+      const text = 'Share: /share?text=Tr0ub4dor%263 Markup: &amp; Token: eyJub3RlIjoiaGkifQ';
+      expect(secrets.hide(text)).toBe(text);
+    });
+
+    it('takes time linear in the text', () => {
+      const many = new SecretValues();
+      many.protect(Array.from({ length: 50 }, (_, i) => `secret-value-${i}-${'x'.repeat(20)}`));
+      const time = (size: number) => {
+        const text = 'secret-value-1-'.repeat(size / 15);
+        const start = process.hrtime.bigint();
+        many.hide(text);
+        return Number(process.hrtime.bigint() - start);
+      };
+      time(20_000);
+      expect(time(400_000) / time(40_000)).toBeLessThan(30);
+    });
+  });
 });
