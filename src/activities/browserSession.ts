@@ -97,6 +97,7 @@ export function createSessionOpening(deps: SessionActivityDeps): SessionOpening 
               throw err;
             }
             session.secrets.protect(input.hidden);
+            session.secrets.guard(input.guarded);
             const page = await session.page();
             return hiddenOutcome(session.secrets, { queue: deps.queue, url: page.url(), title: await titleOf(page) });
           }),
@@ -153,7 +154,7 @@ export function createSessionSteps(deps: SessionActivityDeps): SessionSteps {
     let error: string | undefined;
     try {
       const verdict = await withinMs(
-        actionVerdict(session, page, action, input.firewall),
+        actionVerdict(session, page, action, session.secrets.policy(input.firewall)),
         STEP_BOUND_MS,
         'reading the element',
       );
@@ -241,8 +242,10 @@ export function createSessionSteps(deps: SessionActivityDeps): SessionSteps {
       return step(input.sessionId, async (session) => {
         const page = await session.page();
         const documentsBefore = session.documents;
-        session.secrets.protect(input.values.map((entry) => entry.value));
-        const { fieldErrors } = await fillFields(session, page, input.values, input.firewall);
+        const typed = input.values.map((entry) => entry.value);
+        session.secrets.protect(typed);
+        session.secrets.guard(typed);
+        const { fieldErrors } = await fillFields(session, page, input.values, session.secrets.policy(input.firewall));
         await settle(session, documentsBefore);
         return {
           fieldErrors: Object.fromEntries(

@@ -1,5 +1,5 @@
 import { base64Cores, fieldSensitivity, valueSensitivity } from '../automate/firewall';
-import type { FieldFacts, ValueSource } from '../operations/automate';
+import type { FieldFacts, FirewallPolicy, FirewallRules, ValueSource } from '../operations/automate';
 
 /** What the model sees instead of a value the caller typed or a credential from `data`. */
 export const HIDDEN = '(hidden)';
@@ -44,6 +44,7 @@ function literal(text: string): string {
 
 export class SecretValues {
   private readonly values = new Set<string>();
+  private readonly guarded = new Set<string>();
   /** Every form of every value long enough to be hidden anywhere, as one alternation of literals. */
   private pattern?: RegExp;
 
@@ -55,6 +56,16 @@ export class SecretValues {
   protect(values: readonly string[]): void {
     for (const value of values) if (value !== '') this.values.add(value);
     this.pattern = undefined;
+  }
+
+  /** Remembers values the caller gave that no address for an untrusted host may carry. */
+  guard(values: readonly string[]): void {
+    for (const value of values) this.guarded.add(value);
+  }
+
+  /** The firewall's policy for a step: its rules, with the values this session guards. */
+  policy(rules: FirewallRules): FirewallPolicy {
+    return { ...rules, protectedValues: [...this.guarded] };
   }
 
   /**

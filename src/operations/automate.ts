@@ -78,6 +78,12 @@ export interface FirewallPolicy {
   protectedValues: string[];
 }
 
+/**
+ * What a session step is told of the firewall: its protected values the session holds, told
+ * once when it opens (`openSession`'s `guarded`) and adding the caller's answers as it types them.
+ */
+export type FirewallRules = Omit<FirewallPolicy, 'protectedValues'>;
+
 /** The DOM facts of a form field the firewall and the input requests read. */
 export interface FieldFacts {
   tag: string;
@@ -158,6 +164,8 @@ export interface SessionOpening {
      * with (snapshots, page text, addresses, titles, errors), once told, for its whole life.
      */
     hidden: string[];
+    /** The firewall's protected values (`FirewallPolicy.protectedValues`), for the session's whole life. */
+    guarded: string[];
   }): Promise<OpenedSession>;
 }
 
@@ -167,7 +175,7 @@ export interface SessionSteps {
   performAction(input: {
     sessionId: string;
     action: BrowserAction;
-    firewall: FirewallPolicy;
+    firewall: FirewallRules;
     /** Observe the page after the action, and answer with it. */
     observe?: { screenshot: boolean };
   }): Promise<ActionOutcome>;
@@ -179,7 +187,7 @@ export interface SessionSteps {
   fillFields(input: {
     sessionId: string;
     values: FieldValue[];
-    firewall: FirewallPolicy;
+    firewall: FirewallRules;
   }): Promise<{ fieldErrors: Record<string, string> }>;
   closeSession(input: { sessionId: string }): Promise<void>;
 }

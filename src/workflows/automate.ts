@@ -23,7 +23,7 @@ import {
   type AgentAction,
   type AutomateInput,
   type BrowserAction,
-  type FirewallPolicy,
+  type FirewallRules,
   type Observation,
   type SessionOpening,
   type SessionSteps,
@@ -120,7 +120,7 @@ class AutomateRun {
   private readonly model;
   private readonly opening;
   private session?: { id: string; steps: SessionSteps; url: string; title: string };
-  private readonly firewall: FirewallPolicy;
+  private readonly firewall: FirewallRules;
   private readonly startTime = Date.now();
   private iterationId = 'setup';
   private iteration = 0;
@@ -142,6 +142,8 @@ class AutomateRun {
   private readonly shownData?: string;
   /** What the model must not read back from a page: the credentials of `data`, the caller's answers. */
   private readonly hidden: string[];
+  /** What no address for an untrusted host may carry: the sensitive values of `data`, the caller's answers. */
+  private readonly guarded: string[];
 
   constructor(
     private readonly input: AutomateInput,
@@ -158,8 +160,8 @@ class AutomateRun {
     this.firewall = {
       enabled: !request.unsafeMode,
       trustedHostnames: request.trustedHostnames.map((host) => host.toLowerCase()),
-      protectedValues: protectedValuesOf(request.data ?? {}),
     };
+    this.guarded = protectedValuesOf(request.data ?? {});
     this.shownData = maskedData(request.data, (path, value) => isCredential(path, value));
     this.hidden = leaves(request.data)
       .map(({ path, value }) => ({ path, value: String(value) }))
@@ -449,9 +451,9 @@ class AutomateRun {
         return;
       }
       const values = answer.fields.filter((entry) => entry.value !== '');
-      // What the caller typed must not leave for an untrusted host either, nor reach the model
-      // from a session opened after this one.
-      this.firewall.protectedValues.push(...values.map((entry) => entry.value).filter((value) => value.length >= 4));
+      // The session guards and hides what the caller typed as it types it; a session opened
+      // after this one is told with the rest.
+      this.guarded.push(...values.map((entry) => entry.value).filter((value) => value.length >= 4));
       this.hidden.push(...values.map((entry) => entry.value));
       // The session checks each value against its field's rules before typing it.
       fieldErrors = (await session.steps.fillFields({ sessionId: session.id, values, firewall: this.firewall }))
@@ -476,6 +478,7 @@ class AutomateRun {
       // Outlives an input request's wait, so a session is not reaped while the caller types.
       idleMs: this.input.inputTimeoutMs + 5 * 60_000,
       hidden: this.hidden,
+      guarded: this.guarded,
     });
     const steps = proxyActivities<SessionSteps>({ taskQueue: opened.queue, ...STEP_OPTIONS });
     this.session = { id, steps, url: opened.url, title: opened.title };

@@ -10,7 +10,7 @@ import { BrowserSessions } from '../../src/browser/browserSessions';
 import { GuardProxy } from '../../src/browser/guardProxy';
 import { loadConfig } from '../../src/config';
 import { AddressPolicy } from '../../src/net/addressPolicy';
-import type { BrowserAction, FirewallPolicy } from '../../src/operations/automate';
+import type { BrowserAction, FirewallRules } from '../../src/operations/automate';
 import { SESSION_LOST } from '../../src/operations/automate';
 import { readSettings } from '../../src/workers/readSettings';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
@@ -25,7 +25,7 @@ import { FIXTURE_HOST } from '../support/localStack';
 const LIMIT = 2;
 const IDLE_MS = 60_000;
 const QUEUE = 'test-session-queue';
-const UNSAFE: FirewallPolicy = { enabled: false, trustedHostnames: [], protectedValues: [] };
+const UNSAFE: FirewallRules = { enabled: false, trustedHostnames: [] };
 
 const FORM_PAGE = `<!doctype html><html><head><title>Shop</title></head><body>
 <h1>Shop</h1>
@@ -128,8 +128,8 @@ describe('browser sessions', () => {
   const run = <P extends unknown[], R>(fn: (...args: P) => Promise<R>, ...args: P) =>
     env.run(fn, ...args) as Promise<R>;
 
-  const open = (sessionId: string, url?: string, idleMs = IDLE_MS) =>
-    run(opening.openSession, { sessionId, url, idleMs, hidden: [] });
+  const open = (sessionId: string, url?: string, idleMs = IDLE_MS, guarded: string[] = []) =>
+    run(opening.openSession, { sessionId, url, idleMs, hidden: [], guarded });
   const act = (sessionId: string, action: BrowserAction, firewall = UNSAFE) =>
     run(steps.performAction, { sessionId, action, firewall });
   const observe = (sessionId: string, screenshot = false) => run(steps.observePage, { sessionId, screenshot });
@@ -343,8 +343,8 @@ describe('browser sessions', () => {
   });
 
   it('asks the action firewall before a fill, a submission or a navigation, and skips what it refuses', async () => {
-    const firewall: FirewallPolicy = { enabled: true, trustedHostnames: [], protectedValues: ['ada@example.com'] };
-    await open('s-firewall', site.url('/login'));
+    const firewall: FirewallRules = { enabled: true, trustedHostnames: [] };
+    await open('s-firewall', site.url('/login'), IDLE_MS, ['ada@example.com']);
     site.hits.clear();
     const snapshot = (await observe('s-firewall')).snapshot;
     const password = refOf(snapshot, 'textbox', 'Password');
@@ -438,7 +438,7 @@ describe('browser sessions', () => {
     expect(byLabel['Notes']).toMatchObject({ fieldType: 'textarea', description: 'Anything else we should know' });
 
     const ref = (label: string) => byLabel[label]!.ref;
-    const firewall: FirewallPolicy = { enabled: true, trustedHostnames: [], protectedValues: [] };
+    const firewall: FirewallRules = { enabled: true, trustedHostnames: [] };
     const { fieldErrors } = await run(steps.fillFields, {
       sessionId: 's-form',
       firewall,
