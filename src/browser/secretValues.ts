@@ -4,13 +4,6 @@ import type { FieldFacts, FirewallPolicy, FirewallRules, ValueSource } from '../
 /** What the model sees instead of a value the caller typed or a credential from `data`. */
 export const HIDDEN = '(hidden)';
 
-/**
- * Values typed in a session that the model must not read back from the page: the caller's own
- * answers to input requests (spec: never shown to the model) and credentials from `data`, which
- * the model only ever named by path. A page shows a field's value in its accessibility snapshot
- * (`textbox "Card number" [ref=e18]: 4111 1111 1111 1111`), so every observation and page text
- * is cleaned of them before it leaves the session.
- */
 /** Shorter values are hidden as a snapshot field's value only: anywhere else they would hide the page's words. */
 const HIDDEN_ANYWHERE_LENGTH = 6;
 
@@ -42,6 +35,14 @@ function literal(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/**
+ * What a session protects: values the model must not read back from the page (the caller's own
+ * answers to input requests, spec: never shown to the model, and credentials from `data`, which
+ * the model only ever named by path) and values no address for an untrusted host may carry. A
+ * page shows a field's value in its accessibility snapshot (`textbox "Card number" [ref=e18]:
+ * 4111 1111 1111 1111`), and may echo it anywhere else, so everything the session answers with
+ * about the page is cleaned of them before it leaves the session.
+ */
 export class SecretValues {
   private readonly values = new Set<string>();
   private readonly guarded = new Set<string>();
