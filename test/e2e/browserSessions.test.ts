@@ -128,8 +128,8 @@ describe('browser sessions', () => {
   const run = <P extends unknown[], R>(fn: (...args: P) => Promise<R>, ...args: P) =>
     env.run(fn, ...args) as Promise<R>;
 
-  const open = (sessionId: string, url?: string, idleMs = IDLE_MS, guarded: string[] = []) =>
-    run(opening.openSession, { sessionId, url, idleMs, hidden: [], guarded });
+  const open = (sessionId: string, url?: string, idleMs = IDLE_MS, guarded: string[] = [], hidden: string[] = []) =>
+    run(opening.openSession, { sessionId, url, idleMs, hidden, guarded });
   const act = (sessionId: string, action: BrowserAction, firewall = UNSAFE) =>
     run(steps.performAction, { sessionId, action, firewall });
   const observe = (sessionId: string, screenshot = false) => run(steps.observePage, { sessionId, screenshot });
@@ -502,6 +502,24 @@ describe('browser sessions', () => {
       formDescription: '',
     });
     await close('s-form');
+  });
+
+  it('hides the values it was told at opening from an input request’s fields and from what it answers', async () => {
+    const secret = 'Ring-twice-42';
+    await open('s-hidden', site.url('/signup'), IDLE_MS, [], [secret]);
+    let snapshot = (await observe('s-hidden')).snapshot;
+    const notes = refOf(snapshot, 'textbox', 'Notes');
+    // A plain field and a value that looks like nothing: only the registration says it is secret.
+    expect(
+      await act('s-hidden', { type: 'fill', ref: notes, value: secret, source: 'model', credential: false }),
+    ).toMatchObject({
+      success: true,
+    });
+    snapshot = (await observe('s-hidden')).snapshot;
+    expect(snapshot).not.toContain(secret);
+    const { fields } = await run(steps.describeForm, { sessionId: 's-hidden', ref: notes });
+    expect(fields.find((field) => field.label === 'Notes')).toMatchObject({ currentValue: '(hidden)' });
+    await close('s-hidden');
   });
 
   it('keeps each session to its own cookies', async () => {
