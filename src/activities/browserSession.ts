@@ -126,8 +126,11 @@ export function createSessionSteps(deps: SessionActivityDeps): SessionSteps {
 
   /** What the agent sees of the page, without the values it must not read back. */
   const observed = async (session: BrowserSession, screenshot: boolean): Promise<Observation> => {
-    const observation = await observePage(await session.page(), screenshot);
-    return { ...hiddenOutcome(session.secrets, observation), snapshot: session.secrets.hide(observation.snapshot) };
+    const { screenshot: image, ...observation } = await observePage(await session.page(), screenshot);
+    const snapshot = session.secrets.hide(observation.snapshot);
+    // A page that shows a hidden value shows it in its pixels too: then its image stays here.
+    const shown = image && snapshot === observation.snapshot ? { screenshot: image } : {};
+    return { ...hiddenOutcome(session.secrets, observation), snapshot, ...shown };
   };
 
   /** Performs an action through the firewall; the page's refusals are the outcome, not failures. */

@@ -515,8 +515,12 @@ describe('browser sessions', () => {
     ).toMatchObject({
       success: true,
     });
-    snapshot = (await observe('s-hidden')).snapshot;
+    const seen = await observe('s-hidden', true);
+    snapshot = seen.snapshot;
     expect(snapshot).not.toContain(secret);
+    // The page shows the value in its pixels too: the image stays in the session, its size goes out.
+    expect(seen.screenshot).toBeUndefined();
+    expect(seen.screenshotBytes).toBeGreaterThan(0);
     const { fields } = await run(steps.describeForm, { sessionId: 's-hidden', ref: notes });
     expect(fields.find((field) => field.label === 'Notes')).toMatchObject({ currentValue: '(hidden)' });
     await close('s-hidden');
