@@ -292,6 +292,18 @@ describe('how a task ends', () => {
     expect(JSON.stringify(doubles.decided)).not.toContain('hunter22');
     expect(JSON.stringify(events)).not.toContain('hunter22');
   });
+
+  test('a value the model typed that is a credential of the data counts as that credential', async () => {
+    doubles.decisions = [
+      { action: 'fill', ref: 'e3', value: 'hunter22' },
+      { action: 'fill', ref: 'e4', value: 'kettle' },
+    ];
+    await run(inputFor({ data: { user: { password: 'hunter22' } } }));
+    expect(doubles.performed.slice(0, 2)).toEqual([
+      { type: 'fill', ref: 'e3', value: 'hunter22', source: 'data', credential: true },
+      { type: 'fill', ref: 'e4', value: 'kettle', source: 'model', credential: false },
+    ]);
+  });
 });
 
 describe('validation', () => {
