@@ -87,10 +87,16 @@ export class SecretValues {
    */
   hide(text: string): string {
     if (this.values.size === 0) return text;
-    const hidden = text.replace(this.anywhere(), HIDDEN);
-    return hidden.replace(/^(.*\[ref=\w+\][^\n]*?: )(.+)$/gm, (line: string, head: string, shown: string) =>
-      this.values.has(unquoted(shown)) ? `${head}${HIDDEN}` : line,
-    );
+    return text
+      .replace(this.anywhere(), HIDDEN)
+      .split('\n')
+      .map((line) => {
+        const start = shownValueStart(line);
+        return start !== undefined && this.values.has(unquoted(line.slice(start)))
+          ? line.slice(0, start) + HIDDEN
+          : line;
+      })
+      .join('\n');
   }
 
   private anywhere(): RegExp {
@@ -117,6 +123,27 @@ export function hiddenOutcome<T extends { url: string; title: string; error?: st
     title: secrets.hide(outcome.title),
     ...(outcome.error === undefined ? {} : { error: secrets.hide(outcome.error) }),
   };
+}
+
+const REF = /\[ref=\w+\]/g;
+
+/**
+ * Where the value a snapshot line shows for its element starts (`textbox "Card" [ref=e18]:
+ * 4111 1111`): after the first `: ` that follows the last ref which has one after it. Found by
+ * scanning, not by a backtracking pattern: a page can write a line of refs with no value.
+ */
+function shownValueStart(line: string): number | undefined {
+  const colon = line.lastIndexOf(': ');
+  if (colon === -1) return undefined;
+  let refEnd: number | undefined;
+  for (const ref of line.matchAll(REF)) {
+    const end = ref.index + ref[0].length;
+    if (end > colon) break;
+    refEnd = end;
+  }
+  if (refEnd === undefined) return undefined;
+  const start = line.indexOf(': ', refEnd) + 2;
+  return start < line.length ? start : undefined;
 }
 
 /** A snapshot's YAML scalar as text: `"123"` and `'it''s'` unquoted, plain ones as they are. */
