@@ -15,6 +15,7 @@ import { SessionLostError, SessionsFullError, type BrowserSessions } from '../br
 import type { BrowserSession } from '../browser/browserSession';
 import { actionVerdict } from '../browser/actionFirewall';
 import { describeForm, fillFields } from '../browser/formFields';
+import { hiddenOutcome } from '../browser/secretValues';
 import { withinMs } from '../browser/pageDeadline';
 import { observePage, PAGE_ANSWER_MS, titleOf } from '../browser/pageObservation';
 import {
@@ -95,8 +96,10 @@ export function createSessionOpening(deps: SessionActivityDeps): SessionOpening 
                 throw ApplicationFailure.create({ type: 'sessions_full', message: err.message, nextRetryDelay: '1s' });
               throw err;
             }
+            session.secrets.protect(input.hidden);
+            session.secrets.guard(input.guarded);
             const page = await session.page();
-            return { queue: deps.queue, url: page.url(), title: await titleOf(page) };
+            return hiddenOutcome(session.secrets, { queue: deps.queue, url: page.url(), title: await titleOf(page) });
           }),
         (err) => err.code === 'fetch_failed',
       );
@@ -123,8 +126,11 @@ export function createSessionSteps(deps: SessionActivityDeps): SessionSteps {
 
   /** What the agent sees of the page, without the values it must not read back. */
   const observed = async (session: BrowserSession, screenshot: boolean): Promise<Observation> => {
-    const observation = await observePage(await session.page(), screenshot);
-    return { ...observation, snapshot: session.secrets.hide(observation.snapshot) };
+    const { screenshot: image, ...observation } = await observePage(await session.page(), screenshot);
+    const snapshot = session.secrets.hide(observation.snapshot);
+    // A page that shows a hidden value shows it in its pixels too: then its image stays here.
+    const shown = image && snapshot === observation.snapshot ? { screenshot: image } : {};
+    return { ...hiddenOutcome(session.secrets, observation), snapshot, ...shown };
   };
 
   /** Performs an action through the firewall; the page's refusals are the outcome, not failures. */
@@ -151,7 +157,7 @@ export function createSessionSteps(deps: SessionActivityDeps): SessionSteps {
     let error: string | undefined;
     try {
       const verdict = await withinMs(
-        actionVerdict(session, page, action, input.firewall),
+        actionVerdict(session, page, action, session.secrets.policy(input.firewall)),
         STEP_BOUND_MS,
         'reading the element',
       );
@@ -177,7 +183,7 @@ export function createSessionSteps(deps: SessionActivityDeps): SessionSteps {
     // The page after the action comes with the outcome when asked: the next step needs no round trip of its own.
     async performAction(input) {
       return step(input.sessionId, async (session): Promise<ActionOutcome> => {
-        const outcome = await act(session, input);
+        const outcome = hiddenOutcome(session.secrets, await act(session, input));
         return input.observe ? { ...outcome, observation: await observed(session, input.observe.screenshot) } : outcome;
       });
     },
@@ -199,11 +205,11 @@ export function createSessionSteps(deps: SessionActivityDeps): SessionSteps {
               { as: 'markdown', content: 'full' },
               { detectShell: false, signal: Context.current().cancellationSignal },
             );
-            return {
+            return hiddenOutcome(session.secrets, {
               url: page.url(),
               title: await titleOf(page),
               text: boundMarkdown(session.secrets.hide(reading.content), PAGE_TEXT_MAX_CHARS),
-            };
+            });
           }),
         () => false,
       );
@@ -212,11 +218,21 @@ export function createSessionSteps(deps: SessionActivityDeps): SessionSteps {
     async describeForm(input) {
       return step(input.sessionId, async (session) => {
         try {
-          return await withinMs(
+          const { fields, formDescription } = await withinMs(
             describeForm(await session.page(), input.ref),
             2 * STEP_BOUND_MS,
             'describing the form',
           );
+          const hide = (text: string) => session.secrets.hide(text);
+          return {
+            fields: fields.map((field) => ({
+              ...field,
+              label: hide(field.label),
+              ...(field.description === undefined ? {} : { description: hide(field.description) }),
+              ...(field.currentValue === undefined ? {} : { currentValue: hide(field.currentValue) }),
+            })),
+            formDescription: hide(formDescription),
+          };
         } catch (err) {
           if (!isPageRefusal(err)) throw err;
           // No element at `ref` (the page changed): there is no form to ask about.
@@ -229,9 +245,16 @@ export function createSessionSteps(deps: SessionActivityDeps): SessionSteps {
       return step(input.sessionId, async (session) => {
         const page = await session.page();
         const documentsBefore = session.documents;
-        const filled = await fillFields(session, page, input.values, input.firewall);
+        const typed = input.values.map((entry) => entry.value);
+        session.secrets.protect(typed);
+        session.secrets.guard(typed);
+        const { fieldErrors } = await fillFields(session, page, input.values, session.secrets.policy(input.firewall));
         await settle(session, documentsBefore);
-        return filled;
+        return {
+          fieldErrors: Object.fromEntries(
+            Object.entries(fieldErrors).map(([ref, error]) => [ref, session.secrets.hide(error)]),
+          ),
+        };
       });
     },
 

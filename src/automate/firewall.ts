@@ -71,7 +71,9 @@ function actionHost(action: string, host: string): string {
 
 /**
  * May `value` be typed into `field` on a page of `host`? `caller` values always may: the caller
- * typed them for this very field.
+ * typed them for this very field. A `credential` (the workflow knows it as one by its path in
+ * `data`) never may on an untrusted host: the field's facts are the page's to choose, so a plain
+ * box labelled "Confirm" whose script sends what is typed home is as good as a password field.
  */
 export function checkFill(
   field: FieldFacts,
@@ -79,8 +81,14 @@ export function checkFill(
   source: ValueSource,
   host: string,
   policy: FirewallPolicy,
+  credential = false,
 ): FirewallVerdict {
   if (!policy.enabled || isTrustedHost(host, policy) || source === 'caller' || value.trim() === '') return ALLOWED;
+  if (credential) {
+    return refuse(
+      `credentials from the request data may not be filled on untrusted host ${normalizeHost(host)} ${TRUST_HINT}`,
+    );
+  }
   const found = sensitivityOf(classifyField(field), classifyValue(value));
   if (!found) return ALLOWED;
   const name = normalizeHost(host);
@@ -164,7 +172,7 @@ function base64(bytes: Uint8Array): string {
  * each of the three byte alignments: they appear whenever the value is encoded inside a larger
  * text (`btoa(JSON.stringify({email, password}))`).
  */
-function base64Cores(value: string): string[] {
+export function base64Cores(value: string): string[] {
   const bytes = new TextEncoder().encode(value);
   const cores: string[] = [];
   for (let shift = 0; shift < 3; shift++) {

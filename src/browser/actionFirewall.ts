@@ -35,12 +35,13 @@ export function fillVerdict(
   field: FieldFacts,
   value: string,
   source: ValueSource,
+  credential: boolean,
   policy: FirewallPolicy,
 ): FirewallVerdict {
-  const verdict = checkFill(field, value, source, new URL(page.url()).hostname, policy);
+  const verdict = checkFill(field, value, source, new URL(page.url()).hostname, policy, credential);
   if (!verdict.allowed) return verdict;
   if (source === 'caller' && field.form) session.consentedForms.add(formKey(page.url(), field.form));
-  session.secrets.typed(field, value, source);
+  session.secrets.typed(field, value, source, credential);
   return verdict;
 }
 
@@ -62,7 +63,7 @@ export async function actionVerdict(
       return checkNavigation(action.url, policy);
     case 'fill': {
       const facts = await elementFacts(await elementOf(page, action.ref), 'none', ACTION_TIMEOUT_MS);
-      return fillVerdict(session, page, facts.field, action.value, action.source, policy);
+      return fillVerdict(session, page, facts.field, action.value, action.source, action.credential, policy);
     }
     case 'click': {
       const facts = await elementFacts(await elementOf(page, action.ref), 'click', ACTION_TIMEOUT_MS);

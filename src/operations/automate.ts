@@ -53,7 +53,11 @@ export type AgentAction =
 /** The actions a browser session performs; the others are the workflow's own. */
 export type BrowserAction =
   | Extract<AgentAction, { type: 'click' | 'select' | 'press' | 'scroll' | 'navigate' }>
-  | { type: 'fill'; ref: string; value: string; source: ValueSource };
+  /**
+   * `credential`: the value is a credential of the request's `data` by its key path (`user.otp`)
+   * or its looks, whatever field it goes into: it may go to trusted hosts only.
+   */
+  | { type: 'fill'; ref: string; value: string; source: ValueSource; credential: boolean };
 
 /**
  * Where a typed value came from: the request's `data`, the caller's answer to an input request
@@ -73,6 +77,12 @@ export interface FirewallPolicy {
    */
   protectedValues: string[];
 }
+
+/**
+ * What a session step is told of the firewall: its protected values the session holds, told
+ * once when it opens (`openSession`'s `guarded`) and adding the caller's answers as it types them.
+ */
+export type FirewallRules = Omit<FirewallPolicy, 'protectedValues'>;
 
 /** The DOM facts of a form field the firewall and the input requests read. */
 export interface FieldFacts {
@@ -148,6 +158,14 @@ export interface SessionOpening {
     country?: string;
     /** Closed by the worker when no step used it for this long. */
     idleMs: number;
+    /**
+     * Values the model must not read back, whatever field they go into: the credentials of
+     * `data` and the caller's answers so far. The session hides them from everything it answers
+     * with (snapshots, page text, addresses, titles, errors), once told, for its whole life.
+     */
+    hidden: string[];
+    /** The firewall's protected values (`FirewallPolicy.protectedValues`), for the session's whole life. */
+    guarded: string[];
   }): Promise<OpenedSession>;
 }
 
@@ -157,7 +175,7 @@ export interface SessionSteps {
   performAction(input: {
     sessionId: string;
     action: BrowserAction;
-    firewall: FirewallPolicy;
+    firewall: FirewallRules;
     /** Observe the page after the action, and answer with it. */
     observe?: { screenshot: boolean };
   }): Promise<ActionOutcome>;
@@ -169,7 +187,7 @@ export interface SessionSteps {
   fillFields(input: {
     sessionId: string;
     values: FieldValue[];
-    firewall: FirewallPolicy;
+    firewall: FirewallRules;
   }): Promise<{ fieldErrors: Record<string, string> }>;
   closeSession(input: { sessionId: string }): Promise<void>;
 }

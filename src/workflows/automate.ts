@@ -13,7 +13,7 @@ import {
 } from '@temporalio/workflow';
 import type { AutomateModelActivities, AutomateReply } from '../activities/automateModel';
 import type { UnusableAnswer } from '../activities/structuredAsk';
-import { maskedData, pathOfValue, valueAt } from '../automate/dataPaths';
+import { leaves, maskedData, pathOfValue, valueAt } from '../automate/dataPaths';
 import { fieldSensitivity, protectedValuesOf, valueSensitivity } from '../automate/firewall';
 import type { AutomateErrorCode, AutomateEvents } from '../events/automate';
 import { EventLog } from '../events/eventLog';
@@ -24,7 +24,7 @@ import {
   type AgentAction,
   type AutomateInput,
   type BrowserAction,
-  type FirewallPolicy,
+  type FirewallRules,
   type Observation,
   type SessionOpening,
   type SessionSteps,
@@ -133,7 +133,7 @@ class AutomateRun {
   private readonly model;
   private readonly opening;
   private session?: { id: string; steps: SessionSteps; url: string; title: string };
-  private readonly firewall: FirewallPolicy;
+  private readonly firewall: FirewallRules;
   private readonly startTime = Date.now();
   private iterationId = 'setup';
   private iteration = 0;
@@ -153,6 +153,10 @@ class AutomateRun {
   private readonly eventCounts: Record<string, number> = {};
   /** The caller's data as the model sees it: credentials masked. */
   private readonly shownData?: string;
+  /** What the model must not read back from a page: the credentials of `data`, the caller's answers. */
+  private readonly hidden: string[];
+  /** What no address for an untrusted host may carry: the sensitive values of `data`, the caller's answers. */
+  private readonly guarded: string[];
 
   constructor(
     private readonly input: AutomateInput,
@@ -169,9 +173,13 @@ class AutomateRun {
     this.firewall = {
       enabled: !request.unsafeMode,
       trustedHostnames: request.trustedHostnames.map((host) => host.toLowerCase()),
-      protectedValues: protectedValuesOf(request.data ?? {}),
     };
+    this.guarded = protectedValuesOf(request.data ?? {});
     this.shownData = maskedData(request.data, (path, value) => isCredential(path, value));
+    this.hidden = leaves(request.data)
+      .map(({ path, value }) => ({ path, value: String(value) }))
+      .filter(({ path, value }) => isCredential(path, value))
+      .map(({ value }) => value);
   }
 
   private emit<E extends keyof AutomateEvents & string>(
@@ -348,10 +356,18 @@ class AutomateRun {
     if (action.dataPath) {
       const value = valueAt(data, action.dataPath);
       if (value === undefined) return `the data holds nothing at ${action.dataPath}`;
-      return { type: 'fill', ref: action.ref, value, source: 'data' };
+      return { type: 'fill', ref: action.ref, value, source: 'data', credential: isCredential(action.dataPath, value) };
     }
-    const source = pathOfValue(data, action.value) === undefined ? 'model' : 'data';
-    return { type: 'fill', ref: action.ref, value: action.value, source };
+    const path = pathOfValue(data, action.value);
+    if (path === undefined)
+      return { type: 'fill', ref: action.ref, value: action.value, source: 'model', credential: false };
+    return {
+      type: 'fill',
+      ref: action.ref,
+      value: action.value,
+      source: 'data',
+      credential: isCredential(path, action.value),
+    };
   }
 
   private async extract(instruction: string): Promise<void> {
@@ -448,8 +464,10 @@ class AutomateRun {
         return;
       }
       const values = answer.fields.filter((entry) => entry.value !== '');
-      // What the caller typed must not leave for an untrusted host either.
-      this.firewall.protectedValues.push(...values.map((entry) => entry.value).filter((value) => value.length >= 4));
+      // The session guards and hides what the caller typed as it types it; a session opened
+      // after this one is told with the rest.
+      this.guarded.push(...values.map((entry) => entry.value).filter((value) => value.length >= 4));
+      this.hidden.push(...values.map((entry) => entry.value));
       // The session checks each value against its field's rules before typing it.
       fieldErrors = (await session.steps.fillFields({ sessionId: session.id, values, firewall: this.firewall }))
         .fieldErrors;
@@ -472,6 +490,8 @@ class AutomateRun {
       ...(this.input.request.country ? { country: this.input.request.country } : {}),
       // Outlives an input request's wait, so a session is not reaped while the caller types.
       idleMs: this.input.inputTimeoutMs + 5 * 60_000,
+      hidden: this.hidden,
+      guarded: this.guarded,
     });
     const steps = proxyActivities<SessionSteps>({ taskQueue: opened.queue, ...STEP_OPTIONS });
     this.session = { id, steps, url: opened.url, title: opened.title };

@@ -382,6 +382,134 @@ describe('the agent on the shop', () => {
   }, 120_000);
 });
 
+/** A value as a page could show or send it: as it is, URL- and form-encoded, as HTML entities, in base64. */
+function formsOf(value: string): string[] {
+  return [
+    value,
+    encodeURIComponent(value),
+    new URLSearchParams({ v: value }).toString().slice(2),
+    value.replace(/&/g, '&amp;'),
+    [...value].map((c) => `&#${c.charCodeAt(0)};`).join(''),
+    Buffer.from(JSON.stringify({ note: value }))
+      .toString('base64')
+      .slice(12, -4),
+  ];
+}
+
+/** What the model stand-in was asked since the last script, as one text. */
+async function modelRequests(): Promise<string> {
+  return JSON.stringify(await (await fetch(`${process.env.TEST_MODEL_URL}/__control/requests`)).json());
+}
+
+describe('the values the firewall protects', () => {
+  test('a credential from data goes into no field of an untrusted host, whatever the field', async () => {
+    const user = { password: 'correct-horse-42', otp: '246810' };
+    await script({
+      automate_action: [
+        decide('Confirm your account', { action: 'fill', ref: ref('textbox', 'Confirm'), dataPath: 'user.password' }),
+        decide('Confirm your account', {
+          action: 'fill',
+          ref: ref('searchbox', 'Search products'),
+          dataPath: 'user.otp',
+        }),
+        decide('Confirm your account', { action: 'press', key: 'Enter', ref: ref('searchbox', 'Search products') }),
+        { ...decide('', { action: 'done', text: 'Confirmed' }), keep: true },
+      ],
+    });
+    const events = await automate({
+      task: 'Confirm my account',
+      url: `${site.url}/confirm`,
+      data: { user },
+      maxIterations: 5,
+    });
+    const outcomes = dataOf(events, 'browser:action_completed');
+    expect(outcomes.slice(0, 2)).toEqual([
+      expect.objectContaining({ success: false, error: expect.stringMatching(/firewall.*credential/i) }),
+      expect.objectContaining({ success: false, error: expect.stringMatching(/firewall.*credential/i) }),
+    ]);
+    expect(site.received('/beacon').map((request) => request.query.v)).not.toContain(user.password);
+    expect(site.received('/search').map((request) => request.query.q)).not.toContain(user.otp);
+    expect(JSON.stringify(events)).not.toContain(user.password);
+  }, 120_000);
+
+  test('a credential typed on a page that mirrors it is hidden from the model and the events, encoded too', async () => {
+    const password = 'Tr0ub4dor&3 horse!';
+    await script({
+      automate_action: [
+        decide('Notes', { action: 'fill', ref: ref('textbox', 'Note'), dataPath: 'user.password' }),
+        decide('Notes', { action: 'extract', text: 'what the page shows' }),
+        { ...decide('', { action: 'done', text: 'Noted' }), keep: true },
+      ],
+    });
+    const events = await automate({
+      task: 'Keep a note of my password',
+      url: `${site.url}/mirror`,
+      data: { user: { password } },
+      trusted_hostnames: [new URL(site.url).hostname],
+      maxIterations: 4,
+    });
+    expect(dataOf(events, 'browser:action_completed')[0]).toMatchObject({ success: true });
+    expect(dataOf(events, 'browser:navigated').map((nav) => new URL(nav.url).pathname)).toContain('/mirror');
+    const prompts = await modelRequests();
+    expect(prompts).toContain('You typed: (hidden)');
+    const seen = JSON.stringify(events);
+    for (const form of formsOf(password)) {
+      expect({ form, inPrompts: prompts.includes(form) }).toEqual({ form, inPrompts: false });
+      expect({ form, inEvents: seen.includes(form) }).toEqual({ form, inEvents: false });
+    }
+  }, 120_000);
+
+  test("the caller's answer echoed URL-encoded by the page reaches neither the model nor the events", async () => {
+    await script({
+      automate_action: [
+        decide('Verify membership', {
+          action: 'request_input',
+          ref: ref('textbox', 'Member code'),
+          text: 'Member code',
+        }),
+        { ...decide('', { action: 'done', text: 'Verified' }), keep: true },
+      ],
+    });
+    const stream = await SseStream.open(`${base}/automate`, {
+      key: key(),
+      method: 'POST',
+      body: { task: 'Verify my membership', url: `${site.url}/verify`, interactive: true, maxIterations: 4 },
+    });
+    const asked = async (count: number) => {
+      await stream.until(
+        (s) => s.events.filter((m) => (m.event ?? '').startsWith('interactive:form_data')).length >= count,
+        90_000,
+      );
+      const requests = eventsOf(stream).filter((event) => event.event.startsWith('interactive:form_data'));
+      const request = requests.at(-1)!.data as unknown as AutomateEvents['interactive:form_data:request'];
+      return { requestId: request.requestId, ref: request.fields[0]!.ref };
+    };
+    const answer = async (value: string, count: number) => {
+      const { requestId, ref: field } = await asked(count);
+      const response = await fetch(`${base}/automate/${requestId}/input`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key()}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ fields: [{ ref: field, value }] }),
+      });
+      expect(response.status).toBe(202);
+    };
+    await answer('Zebra 77&Co', 1);
+    await answer('M-Zebra 77&Co', 2);
+    await stream.until((s) => s.events.some((m) => m.event === 'done'), 90_000);
+    const events = eventsOf(stream);
+    const errors = dataOf(events, 'interactive:form_data:error');
+    expect(errors).toHaveLength(1);
+    expect(Object.values(errors[0]!.fieldErrors).join()).toMatch(/Unknown member code/);
+    const prompts = await modelRequests();
+    expect(prompts).toContain('Checking (hidden)');
+    const seen = JSON.stringify(events);
+    for (const form of [...formsOf('Zebra 77&Co'), ...formsOf('M-Zebra 77&Co')]) {
+      expect({ form, inPrompts: prompts.includes(form) }).toEqual({ form, inPrompts: false });
+      expect({ form, inEvents: seen.includes(form) }).toEqual({ form, inEvents: false });
+    }
+  }, 150_000);
+});
+
 describe('geo_target', () => {
   test('the session goes through the country’s proxy; a country without one is 400 before the stream', async () => {
     const proxied: string[] = [];

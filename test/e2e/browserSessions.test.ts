@@ -10,7 +10,7 @@ import { BrowserSessions } from '../../src/browser/browserSessions';
 import { GuardProxy } from '../../src/browser/guardProxy';
 import { loadConfig } from '../../src/config';
 import { AddressPolicy } from '../../src/net/addressPolicy';
-import type { BrowserAction, FirewallPolicy } from '../../src/operations/automate';
+import type { BrowserAction, FirewallRules } from '../../src/operations/automate';
 import { SESSION_LOST } from '../../src/operations/automate';
 import { readSettings } from '../../src/workers/readSettings';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
@@ -25,7 +25,7 @@ import { FIXTURE_HOST } from '../support/localStack';
 const LIMIT = 2;
 const IDLE_MS = 60_000;
 const QUEUE = 'test-session-queue';
-const UNSAFE: FirewallPolicy = { enabled: false, trustedHostnames: [], protectedValues: [] };
+const UNSAFE: FirewallRules = { enabled: false, trustedHostnames: [] };
 
 const FORM_PAGE = `<!doctype html><html><head><title>Shop</title></head><body>
 <h1>Shop</h1>
@@ -128,8 +128,8 @@ describe('browser sessions', () => {
   const run = <P extends unknown[], R>(fn: (...args: P) => Promise<R>, ...args: P) =>
     env.run(fn, ...args) as Promise<R>;
 
-  const open = (sessionId: string, url?: string, idleMs = IDLE_MS) =>
-    run(opening.openSession, { sessionId, url, idleMs });
+  const open = (sessionId: string, url?: string, idleMs = IDLE_MS, guarded: string[] = [], hidden: string[] = []) =>
+    run(opening.openSession, { sessionId, url, idleMs, hidden, guarded });
   const act = (sessionId: string, action: BrowserAction, firewall = UNSAFE) =>
     run(steps.performAction, { sessionId, action, firewall });
   const observe = (sessionId: string, screenshot = false) => run(steps.observePage, { sessionId, screenshot });
@@ -237,6 +237,7 @@ describe('browser sessions', () => {
       ref: refOf(snapshot, 'textbox', 'Name'),
       value: 'Ada',
       source: 'model',
+      credential: false,
     });
     expect(fill).toEqual({ success: true, url: site.url('/form'), title: 'Shop', navigated: false });
     expect(
@@ -258,7 +259,13 @@ describe('browser sessions', () => {
 
     await act('s-act', { type: 'navigate', url: site.url('/form') });
     snapshot = (await observe('s-act')).snapshot;
-    await act('s-act', { type: 'fill', ref: refOf(snapshot, 'textbox', 'Name'), value: 'Bob', source: 'model' });
+    await act('s-act', {
+      type: 'fill',
+      ref: refOf(snapshot, 'textbox', 'Name'),
+      value: 'Bob',
+      source: 'model',
+      credential: false,
+    });
     const entered = await act('s-act', { type: 'press', key: 'Enter', ref: refOf(snapshot, 'textbox', 'Name') });
     expect(entered).toMatchObject({ success: true, title: 'Thanks', navigated: true });
 
@@ -336,8 +343,8 @@ describe('browser sessions', () => {
   });
 
   it('asks the action firewall before a fill, a submission or a navigation, and skips what it refuses', async () => {
-    const firewall: FirewallPolicy = { enabled: true, trustedHostnames: [], protectedValues: ['ada@example.com'] };
-    await open('s-firewall', site.url('/login'));
+    const firewall: FirewallRules = { enabled: true, trustedHostnames: [] };
+    await open('s-firewall', site.url('/login'), IDLE_MS, ['ada@example.com']);
     site.hits.clear();
     const snapshot = (await observe('s-firewall')).snapshot;
     const password = refOf(snapshot, 'textbox', 'Password');
@@ -352,7 +359,7 @@ describe('browser sessions', () => {
 
     const typed = await act(
       's-firewall',
-      { type: 'fill', ref: password, value: 'hunter22', source: 'model' },
+      { type: 'fill', ref: password, value: 'hunter22', source: 'model', credential: false },
       firewall,
     );
     expect(typed).toMatchObject(refused);
@@ -368,7 +375,11 @@ describe('browser sessions', () => {
     expect(site.hits.get('/second')).toBeUndefined();
 
     // The caller's own answer in the form is consent to send it.
-    const answered = await act('s-firewall', { type: 'fill', ref: name, value: 'Ada', source: 'caller' }, firewall);
+    const answered = await act(
+      's-firewall',
+      { type: 'fill', ref: name, value: 'Ada', source: 'caller', credential: false },
+      firewall,
+    );
     expect(answered).toMatchObject({ success: true });
     const sent = await act('s-firewall', { type: 'click', ref: signIn }, firewall);
     expect(sent).toMatchObject({ success: true, title: 'Thanks', navigated: true });
@@ -377,7 +388,11 @@ describe('browser sessions', () => {
     await act('s-firewall', { type: 'navigate', url: site.url('/login') });
     const trusted = { ...firewall, trustedHostnames: [FIXTURE_HOST] };
     const again = refOf((await observe('s-firewall')).snapshot, 'textbox', 'Password');
-    const fill = await act('s-firewall', { type: 'fill', ref: again, value: 'hunter22', source: 'model' }, trusted);
+    const fill = await act(
+      's-firewall',
+      { type: 'fill', ref: again, value: 'hunter22', source: 'model', credential: false },
+      trusted,
+    );
     expect(fill).toMatchObject({ success: true });
     await close('s-firewall');
   });
@@ -423,7 +438,7 @@ describe('browser sessions', () => {
     expect(byLabel['Notes']).toMatchObject({ fieldType: 'textarea', description: 'Anything else we should know' });
 
     const ref = (label: string) => byLabel[label]!.ref;
-    const firewall: FirewallPolicy = { enabled: true, trustedHostnames: [], protectedValues: [] };
+    const firewall: FirewallRules = { enabled: true, trustedHostnames: [] };
     const { fieldErrors } = await run(steps.fillFields, {
       sessionId: 's-form',
       firewall,
@@ -487,6 +502,28 @@ describe('browser sessions', () => {
       formDescription: '',
     });
     await close('s-form');
+  });
+
+  it('hides the values it was told at opening from an input request’s fields and from what it answers', async () => {
+    const secret = 'Ring-twice-42';
+    await open('s-hidden', site.url('/signup'), IDLE_MS, [], [secret]);
+    let snapshot = (await observe('s-hidden')).snapshot;
+    const notes = refOf(snapshot, 'textbox', 'Notes');
+    // A plain field and a value that looks like nothing: only the registration says it is secret.
+    expect(
+      await act('s-hidden', { type: 'fill', ref: notes, value: secret, source: 'model', credential: false }),
+    ).toMatchObject({
+      success: true,
+    });
+    const seen = await observe('s-hidden', true);
+    snapshot = seen.snapshot;
+    expect(snapshot).not.toContain(secret);
+    // The page shows the value in its pixels too: the image stays in the session, its size goes out.
+    expect(seen.screenshot).toBeUndefined();
+    expect(seen.screenshotBytes).toBeGreaterThan(0);
+    const { fields } = await run(steps.describeForm, { sessionId: 's-hidden', ref: notes });
+    expect(fields.find((field) => field.label === 'Notes')).toMatchObject({ currentValue: '(hidden)' });
+    await close('s-hidden');
   });
 
   it('keeps each session to its own cookies', async () => {

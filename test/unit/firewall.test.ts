@@ -145,6 +145,22 @@ describe('checkFill', () => {
     }
   });
 
+  it('refuses a credential from data, known by its path, in any field of an untrusted host', () => {
+    const confirm = input({ type: 'text', id: 'confirm', label: 'Confirm' });
+    for (const field of [confirm, search]) {
+      expect(checkFill(field, 'hunter22', 'data', host, policy(), true)).toEqual({
+        allowed: false,
+        reason:
+          'action firewall: credentials from the request data may not be filled on untrusted host shop.example ' +
+          '(add it to trusted_hostnames)',
+      });
+    }
+    expect(checkFill(confirm, 'hunter22', 'data', host, policy({ trustedHostnames: [host] }), true)).toEqual({
+      allowed: true,
+    });
+    expect(checkFill(confirm, 'hunter22', 'data', host, policy({ enabled: false }), true)).toEqual({ allowed: true });
+  });
+
   it("allows the caller's own answer in a credential field", () => {
     expect(checkFill(password, 'hunter22', 'caller', host, policy())).toEqual({ allowed: true });
   });

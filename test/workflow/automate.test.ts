@@ -39,8 +39,10 @@ interface Doubles {
   /** The performAction call (counting from 1) that finds the session gone. */
   loseAt?: number;
   calls: number;
-  opened: { url?: string }[];
+  opened: { url?: string; hidden: string[]; guarded: string[] }[];
   performed: BrowserAction[];
+  /** What performAction and fillFields were given besides the action or values: JSON, one per call. */
+  stepInputs: string[];
   filled: FieldValue[][];
   decided: DecideInput[];
   closed: number;
@@ -79,8 +81,8 @@ const FIELDS: FormField[] = [
 let page = { url: 'https://shop.example/', title: 'Shop' };
 
 const activities = {
-  async openSession(input: { sessionId: string; url?: string }) {
-    doubles.opened.push({ url: input.url });
+  async openSession(input: { sessionId: string; url?: string; hidden: string[]; guarded: string[] }) {
+    doubles.opened.push({ url: input.url, hidden: input.hidden, guarded: input.guarded });
     page = { url: input.url ?? 'about:blank', title: 'Shop' };
     return { queue: TASK_QUEUE, ...page };
   },
@@ -90,6 +92,7 @@ const activities = {
   async performAction(input: { action: BrowserAction; observe?: object }): Promise<ActionOutcome> {
     if (++doubles.calls === doubles.loseAt) throw ApplicationFailure.nonRetryable('no such session', SESSION_LOST);
     doubles.performed.push(input.action);
+    doubles.stepInputs.push(JSON.stringify({ ...input, action: undefined }));
     if (input.action.type === 'navigate') page = { url: input.action.url, title: 'Elsewhere' };
     const outcome = doubles.actionFails
       ? { success: false, error: 'element not found', ...page, navigated: false }
@@ -103,6 +106,7 @@ const activities = {
     return { fields: FIELDS, formDescription: 'Payment' };
   },
   async fillFields(input: { values: FieldValue[] }) {
+    doubles.stepInputs.push(JSON.stringify({ ...input, values: undefined }));
     const short = input.values.filter((entry) => entry.ref === 'e7' && entry.value.length < 12);
     if (short.length > 0) return { fieldErrors: { e7: 'at least 12 characters are required' } };
     doubles.filled.push(input.values);
@@ -151,6 +155,7 @@ beforeEach(() => {
     calls: 0,
     opened: [],
     performed: [],
+    stepInputs: [],
     filled: [],
     decided: [],
     closed: 0,
@@ -285,12 +290,37 @@ describe('how a task ends', () => {
   });
 
   test('a data path is typed as the real value, shown by its path, and never given to the model', async () => {
-    doubles.decisions = [{ action: 'fill', ref: 'e3', dataPath: 'user.password' }];
+    doubles.decisions = [
+      { action: 'fill', ref: 'e3', dataPath: 'user.password' },
+      { action: 'fill', ref: 'e2', dataPath: 'data.user.email' },
+    ];
     const { events } = await run(inputFor({ data: { user: { email: 'ana@example.com', password: 'hunter22' } } }));
-    expect(doubles.performed[0]).toEqual({ type: 'fill', ref: 'e3', value: 'hunter22', source: 'data' });
+    // The path makes the credential, whatever field the page offers for it.
+    expect(doubles.performed.slice(0, 2)).toEqual([
+      { type: 'fill', ref: 'e3', value: 'hunter22', source: 'data', credential: true },
+      { type: 'fill', ref: 'e2', value: 'ana@example.com', source: 'data', credential: false },
+    ]);
+    // The session is told once, when it opens, what to hide from every answer of its own and what
+    // no address may carry; its steps are told neither.
+    expect(doubles.stepInputs.join('\n')).not.toMatch(/hunter22|ana@example/);
+    expect(doubles.opened).toEqual([
+      expect.objectContaining({ hidden: ['hunter22'], guarded: ['ana@example.com', 'hunter22'] }),
+    ]);
     expect(dataOf(events, 'agent:action')[0]).toMatchObject({ action: 'fill', value: 'data.user.password' });
     expect(JSON.stringify(doubles.decided)).not.toContain('hunter22');
     expect(JSON.stringify(events)).not.toContain('hunter22');
+  });
+
+  test('a value the model typed that is a credential of the data counts as that credential', async () => {
+    doubles.decisions = [
+      { action: 'fill', ref: 'e3', value: 'hunter22' },
+      { action: 'fill', ref: 'e4', value: 'kettle' },
+    ];
+    await run(inputFor({ data: { user: { password: 'hunter22' } } }));
+    expect(doubles.performed.slice(0, 2)).toEqual([
+      { type: 'fill', ref: 'e3', value: 'hunter22', source: 'data', credential: true },
+      { type: 'fill', ref: 'e4', value: 'kettle', source: 'model', credential: false },
+    ]);
   });
 });
 
@@ -342,6 +372,8 @@ describe('interactive input', () => {
     ).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
     const { events: all } = await finish(handle);
     expect(doubles.filled).toEqual([values]);
+    expect(doubles.stepInputs.join('\n')).not.toContain('4111111111111111');
+    expect(doubles.opened[0]).toMatchObject({ hidden: [], guarded: [] });
     expect(JSON.stringify(doubles.decided)).not.toContain('4111111111111111');
     expect(doubles.decided[1]!.steps.at(-1)!.outcome).toContain('Card number');
     expect(complete(all).success).toBe(true);
