@@ -156,7 +156,8 @@ function compact(text: string): string {
 }
 
 function base64(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes)).replace(/=+$/, '');
+  // Padding is at most two: `=+$` would go back over a run of `=` from each of its characters.
+  return btoa(String.fromCharCode(...bytes)).replace(/={1,2}$/, '');
 }
 
 /**

@@ -30,10 +30,32 @@ export class SecretValues {
     if (this.values.size === 0) return text;
     let hidden = text;
     for (const value of this.values) if (value.length >= 6) hidden = hidden.split(value).join(HIDDEN);
-    return hidden.replace(/^(.*\[ref=\w+\][^\n]*?: )(.+)$/gm, (line: string, head: string, shown: string) =>
-      this.values.has(unquoted(shown)) ? `${head}${HIDDEN}` : line,
-    );
+    return hidden.replace(/[^\n\r\u2028\u2029]+/g, (line) => {
+      const split = splitValueLine(line);
+      return split && this.values.has(unquoted(split.shown)) ? `${split.head}${HIDDEN}` : line;
+    });
   }
+}
+
+const REF_MARK = /\[ref=\w+\]/g;
+
+/**
+ * A snapshot line's head up to the value it ends with, `… [ref=e18]: ` and `4111 1111`: the
+ * first `: ` after the last ref that has one after it. What /^(.*\[ref=\w+\][^\n]*?: )(.+)$/m
+ * matched, found in two passes over the line: that pattern went to the line's end from each of
+ * its refs, quadratic in a page's line of 20,000 `[ref=0]`.
+ */
+function splitValueLine(line: string): { head: string; shown: string } | undefined {
+  const lastSeparator = line.length < 3 ? -1 : line.lastIndexOf(': ', line.length - 3);
+  if (lastSeparator === -1) return undefined;
+  let refEnd = -1;
+  for (const ref of line.matchAll(REF_MARK)) {
+    if (ref.index + ref[0].length > lastSeparator) break;
+    refEnd = ref.index + ref[0].length;
+  }
+  if (refEnd === -1) return undefined;
+  const headEnd = line.indexOf(': ', refEnd) + 2;
+  return { head: line.slice(0, headEnd), shown: line.slice(headEnd) };
 }
 
 /** A snapshot's YAML scalar as text: `"123"` and `'it''s'` unquoted, plain ones as they are. */
