@@ -131,3 +131,39 @@ test(
   },
   150_000,
 );
+
+/** Every string in `value`, however deep. */
+function strings(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (value && typeof value === 'object') return Object.values(value).flatMap(strings);
+  return [];
+}
+
+test('asks the caller about a hostile form with every word and rule of it bounded', async () => {
+  await script([
+    decide('Hostile form', { action: 'request_input', ref: '{{ref:textbox "Question"}}', text: 'The question' }),
+    { ...decide('', { action: 'done', text: 'Declined' }), keep: true },
+  ]);
+  const stream = await SseStream.open(`${apiUrl()}/automate`, {
+    key: apiKey(),
+    method: 'POST',
+    body: { task: 'Ask me the question', url: fixtures.url('/hostile-form'), interactive: true, maxIterations: 4 },
+  });
+  try {
+    await stream.until((s) => s.events.some((m) => m.event === 'interactive:form_data:request'), 90_000);
+    const request = JSON.parse(stream.events.find((m) => m.event === 'interactive:form_data:request')!.data!) as {
+      requestId: string;
+      pageTitle: string;
+      fields: Record<string, unknown>[];
+    };
+    expect(request.fields.length).toBeGreaterThanOrEqual(2);
+    expect(request.pageTitle.length).toBeLessThanOrEqual(1_000);
+    const question = request.fields.find((field) => field.label === 'Question')!;
+    expect(question).toMatchObject({ description: 'a'.repeat(200) });
+    expect(Math.max(...request.fields.flatMap(strings).map((text) => text.length))).toBeLessThanOrEqual(200);
+    const cancelled = await call('POST', `/automate/${request.requestId}/input`, { json: { cancelled: true } });
+    expect(cancelled.status).toBe(202);
+  } finally {
+    stream.abort();
+  }
+}, 150_000);
