@@ -128,6 +128,14 @@ export const researchBody = requestBody({
 export const MAX_TASK = 20_000;
 const MAX_GUARDRAILS = 20_000;
 const MAX_DATA_CHARS = 64 * 1024;
+/**
+ * The workflow classifies every value of `data` and names it by its key path, in its
+ * constructor, on every replay: these keep that work to a fraction of a second (a constructor past
+ * 5 s is retried without end) and the paths short.
+ */
+const MAX_DATA_DEPTH = 32;
+const MAX_DATA_VALUES = 2_000;
+const MAX_DATA_KEY = 256;
 const MAX_TRUSTED_HOSTS = 50;
 const MAX_INPUT_FIELDS = 100;
 const MAX_INPUT_VALUE = 10_000;
@@ -199,19 +207,57 @@ const startUrl: BodyField<string | undefined> = {
   },
 };
 
+const dataMessages = {
+  depth: (name: string) => `${name} must be nested at most ${MAX_DATA_DEPTH} levels deep`,
+  values: (name: string) => `${name} must hold at most ${MAX_DATA_VALUES} values`,
+  key: (name: string) => `${name} keys must be at most ${MAX_DATA_KEY} characters`,
+};
+
+/**
+ * What of `data`'s shape is out of bounds, if anything. Without recursion, so any depth the JSON
+ * parser took is read, and before `JSON.stringify`, whose recursion a few thousand levels overflow.
+ */
+function dataShapeProblem(name: string, data: object): string | undefined {
+  const pending: [unknown, number][] = [[data, 1]];
+  let values = 0;
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [node, depth] = next;
+    if (node === null || typeof node !== 'object') {
+      if (++values > MAX_DATA_VALUES) return dataMessages.values(name);
+      continue;
+    }
+    if (depth > MAX_DATA_DEPTH) return dataMessages.depth(name);
+    for (const [key, child] of Object.entries(node)) {
+      if (Array.from(key).length > MAX_DATA_KEY) return dataMessages.key(name);
+      pending.push([child, depth + 1]);
+    }
+  }
+  return undefined;
+}
+
 const taskData: BodyField<Record<string, unknown> | undefined> = {
   required: false,
   schema: {
     type: ['object', 'null'],
     description:
       'JSON data giving context for form filling or complex tasks. The agent names its values by path; ' +
-      'credentials in it are never shown to the model. At most 65,536 characters of JSON.',
+      `credentials in it are never shown to the model. At most 65,536 characters of JSON, nested at most ` +
+      `${MAX_DATA_DEPTH} levels deep, with at most ${MAX_DATA_VALUES} values and keys of at most ${MAX_DATA_KEY} ` +
+      'characters.',
   },
-  errors: (name) => [`${name} must be a JSON object`, `${name} must be at most ${MAX_DATA_CHARS} characters of JSON`],
+  errors: (name) => [
+    `${name} must be a JSON object`,
+    dataMessages.depth(name),
+    dataMessages.values(name),
+    dataMessages.key(name),
+    `${name} must be at most ${MAX_DATA_CHARS} characters of JSON`,
+  ],
   read(_fields, name, body) {
     const value = body[name];
     if (!given(value)) return undefined;
     if (typeof value !== 'object' || Array.isArray(value)) throw invalidField(`${name} must be a JSON object`);
+    const problem = dataShapeProblem(name, value);
+    if (problem) throw invalidField(problem);
     if (JSON.stringify(value).length > MAX_DATA_CHARS)
       throw invalidField(`${name} must be at most ${MAX_DATA_CHARS} characters of JSON`);
     return value as Record<string, unknown>;

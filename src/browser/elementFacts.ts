@@ -16,9 +16,13 @@ export interface ElementFacts {
  * prototypes instead.
  */
 function inspect(element: Element, gesture: 'click' | 'enter' | 'none'): ElementFacts {
-  const attribute = (el: Element, name: string): string | undefined =>
-    Element.prototype.getAttribute.call(el, name) ?? undefined;
-  const text = (value: string | null | undefined): string => (value ?? '').replace(/\s+/g, ' ').trim().slice(0, 200);
+  // Names, labels and placeholders are read up to 200 characters, as the classifier reads them:
+  // a page's 150,000-character placeholder is not carried, or classified, whole. Addresses
+  // (`action`, `href`) are whole, as Chromium bounds them: the firewall checks all of them.
+  const attribute = (el: Element, name: string, max = 200): string | undefined =>
+    Element.prototype.getAttribute.call(el, name)?.slice(0, max) ?? undefined;
+  const text = (value: string | null | undefined): string =>
+    (value ?? '').slice(0, 2_000).replace(/\s+/g, ' ').trim().slice(0, 200);
   // A label's words without those of the controls it wraps (a select's options).
   const ownText = (node: Node): string =>
     Array.from(node.childNodes, (child): string => {
@@ -59,7 +63,8 @@ function inspect(element: Element, gesture: 'click' | 'enter' | 'none'): Element
       attribute(form, 'method') ||
       'get'
     ).toLowerCase();
-    const action = (submitter && attribute(submitter, 'formaction')) ?? attribute(form, 'action') ?? '';
+    const action =
+      (submitter && attribute(submitter, 'formaction', Infinity)) ?? attribute(form, 'action', Infinity) ?? '';
     return {
       method: method === 'post' ? ('post' as const) : method === 'dialog' ? ('dialog' as const) : ('get' as const),
       action: new URL(action, element.ownerDocument.baseURI).href,

@@ -47,8 +47,9 @@ function containerOf(element: Element): Element {
 
 /** A short name for the container: its label, legend or heading. Runs in the page. */
 function describeContainer(container: Element): string {
-  const text = (value: string | null | undefined) => (value ?? '').replace(/\s+/g, ' ').trim().slice(0, 200);
-  const attribute = (name: string) => Element.prototype.getAttribute.call(container, name);
+  const text = (value: string | null | undefined) =>
+    (value ?? '').slice(0, 2_000).replace(/\s+/g, ' ').trim().slice(0, 200);
+  const attribute = (name: string) => Element.prototype.getAttribute.call(container, name)?.slice(0, 200);
   const labelledBy = (attribute('aria-labelledby') ?? '')
     .split(/\s+/)
     .map((id) => text(container.ownerDocument.getElementById(id)?.textContent))
@@ -72,8 +73,16 @@ function describeContainer(container: Element): string {
 function fieldInfo(element: Element, container: Element | null): FieldInfo | null {
   const input = element as HTMLInputElement;
   if (container && !container.contains(element) && input.form !== container) return null;
-  const text = (value: string | null | undefined) => (value ?? '').replace(/\s+/g, ' ').trim().slice(0, 200);
-  const attribute = (el: Element, name: string) => Element.prototype.getAttribute.call(el, name) ?? undefined;
+  // Words and attributes are read up to 200 characters, whatever the page writes: they go to the
+  // classifier and the caller. A rule longer than its bound (a pattern's 1,000) is left to the
+  // page's own validity check, as one RE2 cannot run is: cut, it would be another rule.
+  const text = (value: string | null | undefined) =>
+    (value ?? '').slice(0, 2_000).replace(/\s+/g, ' ').trim().slice(0, 200);
+  const attribute = (el: Element, name: string) => Element.prototype.getAttribute.call(el, name)?.slice(0, 200);
+  const rule = (name: string, max = 200) => {
+    const value = Element.prototype.getAttribute.call(element, name) ?? undefined;
+    return value !== undefined && value.length <= max ? value : undefined;
+  };
   // A label's words without those of the controls it wraps (a select's options).
   const ownText = (node: Node): string =>
     Array.from(node.childNodes, (child): string => {
@@ -106,7 +115,7 @@ function fieldInfo(element: Element, container: Element | null): FieldInfo | nul
   const tag = element.tagName.toLowerCase();
   const type = tag === 'input' ? (attribute(element, 'type') ?? 'text').toLowerCase() : undefined;
   const number = (name: string) => {
-    const raw = attribute(element, name);
+    const raw = rule(name);
     return raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : undefined;
   };
   const info: FieldInfo = {
@@ -116,11 +125,11 @@ function fieldInfo(element: Element, container: Element | null): FieldInfo | nul
     label: labelOf(element) ?? (text(attribute(element, 'placeholder')) || attribute(element, 'name')),
     required: element.hasAttribute('required') || attribute(element, 'aria-required') === 'true',
     rules: {
-      pattern: attribute(element, 'pattern'),
+      pattern: rule('pattern', 1_000),
       minLength: number('minlength'),
       maxLength: number('maxlength'),
-      min: attribute(element, 'min'),
-      max: attribute(element, 'max'),
+      min: rule('min'),
+      max: rule('max'),
     },
   };
   const describedBy = (attribute(element, 'aria-describedby') ?? '')
@@ -140,7 +149,7 @@ function fieldInfo(element: Element, container: Element | null): FieldInfo | nul
     const radios = Array.from(scope.querySelectorAll('input[type="radio" i]')).filter(
       (radio) => attribute(radio, 'name') === name && (radio as HTMLInputElement).form === input.form,
     ) as HTMLInputElement[];
-    const optionOf = (radio: HTMLInputElement) => labelOf(radio) ?? radio.value;
+    const optionOf = (radio: HTMLInputElement) => labelOf(radio) ?? text(radio.value);
     info.group = `${name}`;
     info.options = radios.map(optionOf).slice(0, 50);
     const checked = radios.find((radio) => radio.checked);

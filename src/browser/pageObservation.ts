@@ -19,9 +19,20 @@ export function boundSnapshot(text: string, max = SNAPSHOT_MAX_CHARS): { snapsho
   return { snapshot: text.slice(0, cut > 0 ? cut : max), truncated: true };
 }
 
+/**
+ * Past this a title is the page talking: it is cut before it goes to the model, the events and
+ * the history. Read through Playwright's own (utility) world, where the page's scripts cannot
+ * replace `document.title` or `String.prototype.slice`.
+ */
+const TITLE_MAX_CHARS = 1_000;
+
+async function boundedTitle(page: Page): Promise<string> {
+  return (await page.title()).slice(0, TITLE_MAX_CHARS);
+}
+
 /** The document's title, or '' when the page does not answer. */
 export async function titleOf(page: Page): Promise<string> {
-  return withinMs(page.title(), PAGE_ANSWER_MS, 'reading the title').catch(() => '');
+  return withinMs(boundedTitle(page), PAGE_ANSWER_MS, 'reading the title').catch(() => '');
 }
 
 /**
@@ -72,7 +83,7 @@ export async function observePage(page: Page, screenshot: boolean): Promise<Obse
   const text =
     (await ask(() => page.ariaSnapshot({ mode: 'ai', timeout: PAGE_ANSWER_MS }), 'the snapshot')) ??
     `(the page did not answer within ${PAGE_ANSWER_MS / 1000} s: its script may be holding it)`;
-  const title = (await ask(() => page.title(), 'the title')) ?? '';
+  const title = (await ask(() => boundedTitle(page), 'the title')) ?? '';
   const observation: Observation = { url: page.url(), title, ...boundSnapshot(text) };
   if (screenshot) {
     // A screenshot is a help, not the observation: one Chromium could not take is left out.

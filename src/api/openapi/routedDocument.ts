@@ -14,7 +14,7 @@ const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch']);
 
 /** `/runs/{runId}/events` and `/runs/:id/events` both read `/runs/{}/events`: parameter names do not matter. */
 function shape(path: string): string {
-  return path.replace(/\{[^}]+\}/g, '{}').replace(/:\w+/g, '{}');
+  return path.replace(/\{[^{}]+\}/g, '{}').replace(/:\w+/g, '{}');
 }
 
 /** The routed operations as `post /runs/{}/events`, paths relative to `prefix`. */
