@@ -6,6 +6,7 @@ import type { AddressPolicy } from '../net/addressPolicy';
 import { boundMarkdown } from '../extraction/bound';
 import {
   SESSION_LOST,
+  STEP_FAILED,
   type ActionOutcome,
   type Observation,
   type SessionOpening,
@@ -15,7 +16,7 @@ import { SessionLostError, SessionsFullError, type BrowserSessions } from '../br
 import type { BrowserSession } from '../browser/browserSession';
 import { actionVerdict } from '../browser/actionFirewall';
 import { describeForm, fillFields } from '../browser/formFields';
-import { withinMs } from '../browser/pageDeadline';
+import { PageUnresponsiveError, withinMs } from '../browser/pageDeadline';
 import { observePage, PAGE_ANSWER_MS, titleOf } from '../browser/pageObservation';
 import {
   ACTION_TIMEOUT_MS,
@@ -74,6 +75,7 @@ export function createSessionOpening(deps: SessionActivityDeps): SessionOpening 
             if (start) await deps.policy.checkUrl(start);
             const upstreamProxyUrl = input.country ? requireProxyFor(deps.geo, input.country) : undefined;
             let session: BrowserSession;
+            let startError: string | undefined;
             try {
               session = await deps.sessions.open(
                 input.sessionId,
@@ -86,7 +88,11 @@ export function createSessionOpening(deps: SessionActivityDeps): SessionOpening 
                   } catch (err) {
                     const host = opened.proxy.blocked[0];
                     if (host) throw new ServiceError('internal_address', `the page reached for internal ${host}`);
-                    throw new ServiceError('fetch_failed', `opening ${start.href}: ${shortError(err)}`);
+                    if (!isPageRefusal(err))
+                      throw new ServiceError('fetch_failed', `opening ${start.href}: ${shortError(err)}`);
+                    // Retrying the open would hold a session slot for every attempt's full bound, for a page
+                    // that may never load: the agent hears it as a failed step and may go elsewhere.
+                    startError = `opening ${start.href}: ${shortError(err)}`;
                   }
                 },
               );
@@ -96,7 +102,12 @@ export function createSessionOpening(deps: SessionActivityDeps): SessionOpening 
               throw err;
             }
             const page = await session.page();
-            return { queue: deps.queue, url: page.url(), title: await titleOf(page) };
+            return {
+              queue: deps.queue,
+              url: page.url(),
+              title: await titleOf(page),
+              ...(startError ? { startError } : {}),
+            };
           }),
         (err) => err.code === 'fetch_failed',
       );
@@ -187,7 +198,13 @@ export function createSessionSteps(deps: SessionActivityDeps): SessionSteps {
         () =>
           step(input.sessionId, async (session) => {
             const page = await session.page();
-            const html = await withinMs(page.content(), PAGE_ANSWER_MS, 'reading the page');
+            let html: string;
+            try {
+              html = await withinMs(page.content(), PAGE_ANSWER_MS, 'reading the page');
+            } catch (err) {
+              if (err instanceof PageUnresponsiveError) throw ApplicationFailure.nonRetryable(err.message, STEP_FAILED);
+              throw err;
+            }
             const { reading } = await deps.reader.readPage(
               {
                 body: Buffer.from(html, 'utf8'),

@@ -138,6 +138,8 @@ export interface OpenedSession {
   queue: string;
   url: string;
   title: string;
+  /** Why the start page did not load: the session is open all the same, and the agent hears it as a failed step. */
+  startError?: string;
 }
 
 /** Activities on the shared browser queue: any browser worker may open a session. */
@@ -176,3 +178,6 @@ export interface SessionSteps {
 
 /** A session step failed because the session is gone (worker restarted, idle reaped): open a new one. */
 export const SESSION_LOST = 'session_lost';
+
+/** A session step the page made impossible (its script held it past the bound): that step failed, the task goes on. */
+export const STEP_FAILED = 'step_failed';

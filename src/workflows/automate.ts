@@ -20,6 +20,7 @@ import { automateStream } from '../events/streams';
 import type { TokenUsage } from '../model/modelClient';
 import {
   SESSION_LOST,
+  STEP_FAILED,
   type AgentAction,
   type AutomateInput,
   type BrowserAction,
@@ -97,6 +98,13 @@ function sessionLost(err: unknown): boolean {
   return (
     err.cause instanceof TimeoutFailure || (err.cause instanceof ApplicationFailure && err.cause.type === SESSION_LOST)
   );
+}
+
+/** Why the page made a session step impossible, when that is why it failed: the task goes on. */
+function stepFailure(err: unknown): string | undefined {
+  return err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === STEP_FAILED
+    ? err.cause.message
+    : undefined;
 }
 
 /**
@@ -342,7 +350,16 @@ class AutomateRun {
   }
 
   private async extract(instruction: string): Promise<void> {
-    const page = await this.session!.steps.readPageText({ sessionId: this.session!.id });
+    let page;
+    try {
+      page = await this.session!.steps.readPageText({ sessionId: this.session!.id });
+    } catch (err) {
+      const failure = stepFailure(err);
+      if (failure === undefined) throw err;
+      this.emit('agent:status', { message: `The page could not be read: ${failure}` });
+      this.failedStep(failure, `extract "${instruction}"`);
+      return;
+    }
     const extraction = await this.ask('extracting data', () =>
       this.model.extractData({ task: this.input.request.task, instruction, page }),
     );
@@ -465,6 +482,10 @@ class AutomateRun {
     this.emit('cdp:endpoint_connected', { endpointIndex: this.reconnects, total: MAX_RECONNECTS + 1 });
     if (opened.url && opened.url !== 'about:blank')
       this.emit('browser:navigated', { title: opened.title, url: opened.url });
+    if (opened.startError) {
+      this.emit('agent:status', { message: `The start page did not load: ${opened.startError}` });
+      this.failedStep(opened.startError, 'open the start page');
+    }
   }
 
   /** The session's worker is gone: a new session on another worker, at the last page. */

@@ -11,7 +11,7 @@ import { GuardProxy } from '../../src/browser/guardProxy';
 import { loadConfig } from '../../src/config';
 import { AddressPolicy } from '../../src/net/addressPolicy';
 import type { BrowserAction, FirewallPolicy } from '../../src/operations/automate';
-import { SESSION_LOST } from '../../src/operations/automate';
+import { SESSION_LOST, STEP_FAILED } from '../../src/operations/automate';
 import { readSettings } from '../../src/workers/readSettings';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 import { FIXTURE_HOST } from '../support/localStack';
@@ -149,6 +149,8 @@ describe('browser sessions', () => {
       '/busy': html(
         '<!doctype html><title>Busy</title><button onclick="setInterval(() => { for (const end = Date.now() + 60000; Date.now() < end; ); }, 50)">Freeze</button>',
       ),
+      // Accepts the request and never answers it: a start page that never loads.
+      '/never': () => undefined,
       '/submitted': (req, res) => {
         let body = '';
         req.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -306,6 +308,33 @@ describe('browser sessions', () => {
     started = Date.now();
     await close('s-busy');
     expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('fails an extract on a page whose script holds its main thread as a step, in bounded time', async () => {
+    await open('s-busy-read', site.url('/busy'));
+    const freeze = refOf((await observe('s-busy-read')).snapshot, 'button', 'Freeze');
+    await act('s-busy-read', { type: 'click', ref: freeze });
+    // The click only starts the page's timer: reading before it first fires would find the page still answering.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const started = Date.now();
+    const failed = failureOf(await run(steps.readPageText, { sessionId: 's-busy-read' }).catch((err: unknown) => err));
+    expect(failed).toMatchObject({ type: STEP_FAILED, nonRetryable: true });
+    expect(failed.message).toBe('reading the page took longer than 5 s');
+    expect(Date.now() - started).toBeLessThan(8_000);
+    await close('s-busy-read');
+  });
+
+  it('opens a session whose start page never loads, with the error, within one navigation bound', async () => {
+    const started = Date.now();
+    const opened = await open('s-never', site.url('/never'));
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(opened.startError).toMatch(/^opening http:\/\/[^ ]+\/never: Timeout 15000ms exceeded/);
+    expect(sessions.holds('s-never')).toBe(true);
+    expect(await act('s-never', { type: 'navigate', url: site.url('/second') })).toMatchObject({
+      success: true,
+      title: 'Second',
+    });
+    await close('s-never');
   });
 
   it('refuses to navigate to internal addresses, typed or clicked, and to other schemes', async () => {

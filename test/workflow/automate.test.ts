@@ -6,6 +6,7 @@ import type { AutomateEvents } from '../../src/events/automate';
 import { listEventsQuery, type RecordedEvent } from '../../src/events/messages';
 import {
   SESSION_LOST,
+  STEP_FAILED,
   type ActionOutcome,
   type AutomateInput,
   type AutomateRequest,
@@ -36,6 +37,10 @@ interface Doubles {
   actionFails: boolean;
   /** The performAction call (counting from 1) that finds the session gone. */
   loseAt?: number;
+  /** Why the start page did not load, as openSession answers it. */
+  startError?: string;
+  /** readPageText finds the page not answering. */
+  readFails: boolean;
   calls: number;
   opened: { url?: string }[];
   performed: BrowserAction[];
@@ -80,7 +85,7 @@ const activities = {
   async openSession(input: { sessionId: string; url?: string }) {
     doubles.opened.push({ url: input.url });
     page = { url: input.url ?? 'about:blank', title: 'Shop' };
-    return { queue: TASK_QUEUE, ...page };
+    return { queue: TASK_QUEUE, ...page, ...(doubles.startError ? { startError: doubles.startError } : {}) };
   },
   async observePage(): Promise<Observation> {
     return { ...page, snapshot: '- button "Buy" [ref=e1]', truncated: false };
@@ -95,6 +100,7 @@ const activities = {
     return input.observe ? { ...outcome, observation: await activities.observePage() } : outcome;
   },
   async readPageText() {
+    if (doubles.readFails) throw ApplicationFailure.nonRetryable('reading the page took longer than 5 s', STEP_FAILED);
     return { ...page, text: 'Price: 12 EUR' };
   },
   async describeForm() {
@@ -145,6 +151,7 @@ beforeEach(() => {
     lastDecision: { action: 'done', text: 'Order 42' },
     validations: [],
     actionFails: false,
+    readFails: false,
     calls: 0,
     opened: [],
     performed: [],
@@ -389,5 +396,45 @@ describe('a lost browser session', () => {
     expect(doubles.opened.map((opened) => opened.url)).toEqual(['https://shop.example/', 'https://shop.example/cart']);
     expect(dataOf(events, 'browser:reconnected')[0]).toMatchObject({ startingUrl: 'https://shop.example/cart' });
     expect(complete(events).success).toBe(true);
+  });
+});
+
+describe('a page that fails a step', () => {
+  test('a page that does not answer an extract fails that step, counted, and the agent goes on', async () => {
+    doubles.decisions = [{ action: 'extract', text: 'the price' }];
+    doubles.readFails = true;
+    const { events, failure } = await run(inputFor());
+    expect(failure).toBeUndefined();
+    expect(dataOf(events, 'agent:status').map((status) => status.message)).toContain(
+      'The page could not be read: reading the page took longer than 5 s',
+    );
+    expect(doubles.decided[1]!.steps.at(-1)).toMatchObject({
+      action: 'extract "the price"',
+      outcome: 'failed: reading the page took longer than 5 s',
+    });
+    expect(complete(events).success).toBe(true);
+  });
+
+  test('a start page that did not load is a failed step, and the agent goes on', async () => {
+    doubles.startError = 'opening https://shop.example/: Timeout 15000ms exceeded.';
+    const { events, failure } = await run(inputFor());
+    expect(failure).toBeUndefined();
+    expect(dataOf(events, 'agent:status').map((status) => status.message)).toContain(
+      'The start page did not load: opening https://shop.example/: Timeout 15000ms exceeded.',
+    );
+    expect(doubles.decided[0]!.steps[0]).toMatchObject({
+      action: 'open the start page',
+      outcome: 'failed: opening https://shop.example/: Timeout 15000ms exceeded.',
+    });
+    expect(complete(events).success).toBe(true);
+  });
+
+  test('a start page that did not load counts towards MAX_ERRORS', async () => {
+    doubles.startError = 'opening https://shop.example/: Timeout 15000ms exceeded.';
+    doubles.lastDecision = { action: 'click', ref: 'e1' };
+    doubles.actionFails = true;
+    const { events } = await run(inputFor());
+    expect(complete(events).error).toMatchObject({ code: 'MAX_ERRORS' });
+    expect(dataOf(events, 'browser:action_completed')).toHaveLength(4);
   });
 });
