@@ -4,8 +4,10 @@ import { requireProxyFor, type GeoSettings } from '../config';
 import { ServiceError } from '../errors';
 import type { AddressPolicy } from '../net/addressPolicy';
 import { boundMarkdown } from '../extraction/bound';
+import { organizationOf } from '../events/streams';
 import {
   SESSION_LOST,
+  SESSIONS_FULL,
   STEP_FAILED,
   type ActionOutcome,
   type Observation,
@@ -64,6 +66,11 @@ function refusedHost(session: BrowserSession, blockedBefore: number, pageUrl: st
   return session.proxy.blocked.slice(blockedBefore).find((refused) => bare(refused) === host);
 }
 
+/** The organization whose task opens the session, from its workflow id (`<organization>/automate/<ulid>`). */
+function organizationOfTask(): string {
+  return organizationOf(Context.current().info.workflowExecution?.workflowId ?? '') ?? '';
+}
+
 /** Opening a session: on the shared browser queue, so any browser worker with room takes it. */
 export function createSessionOpening(deps: SessionActivityDeps): SessionOpening {
   return {
@@ -79,7 +86,12 @@ export function createSessionOpening(deps: SessionActivityDeps): SessionOpening 
             try {
               session = await deps.sessions.open(
                 input.sessionId,
-                { upstreamProxyUrl, userAgent: deps.userAgent, idleMs: input.idleMs },
+                {
+                  organization: organizationOfTask(),
+                  upstreamProxyUrl,
+                  userAgent: deps.userAgent,
+                  idleMs: input.idleMs,
+                },
                 async (opened) => {
                   if (!start) return;
                   const page = await opened.page();
@@ -97,8 +109,8 @@ export function createSessionOpening(deps: SessionActivityDeps): SessionOpening 
                 },
               );
             } catch (err) {
-              if (err instanceof SessionsFullError)
-                throw ApplicationFailure.create({ type: 'sessions_full', message: err.message, nextRetryDelay: '1s' });
+              // The workflow waits its turn and asks again, up to its bound: a retry here would run out in seconds.
+              if (err instanceof SessionsFullError) throw ApplicationFailure.nonRetryable(err.message, SESSIONS_FULL);
               throw err;
             }
             const page = await session.page();

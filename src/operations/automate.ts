@@ -179,5 +179,11 @@ export interface SessionSteps {
 /** A session step failed because the session is gone (worker restarted, idle reaped): open a new one. */
 export const SESSION_LOST = 'session_lost';
 
+/** No browser worker had a session slot for this task now: the workflow waits its turn and asks again. */
+export const SESSIONS_FULL = 'sessions_full';
+
+/** What a task that waited longer than its bound for a browser session ends with. */
+export const SESSIONS_BUSY_MESSAGE = 'no browser session became free in time; try again later';
+
 /** A session step the page made impossible (its script held it past the bound): that step failed, the task goes on. */
 export const STEP_FAILED = 'step_failed';

@@ -528,17 +528,43 @@ describe('browser sessions', () => {
     await close('s-cookie-b');
   });
 
-  it('bounds the sessions of a worker, and a full worker fails the open retryably', async () => {
+  it('bounds the sessions of a worker, and a full worker refuses the open for the workflow to wait', async () => {
     await open('s-bound-1');
     await open('s-bound-2');
     const full = failureOf(await open('s-bound-3').catch((err: unknown) => err));
     expect(full.type).toBe('sessions_full');
-    expect(full.nonRetryable).toBe(false);
+    // The workflow waits and asks again (with backoff, up to its bound), not Temporal's retry.
+    expect(full.nonRetryable).toBe(true);
     await close('s-bound-1');
     await open('s-bound-3');
     await close('s-bound-2');
     await close('s-bound-3');
     expect(sessions.size).toBe(0);
+  });
+
+  it('gives a freed session to the waiting organization that holds fewest, not to whoever asks first', async () => {
+    const openAs = (organization: string, sessionId: string) =>
+      new MockActivityEnvironment({
+        workflowExecution: { workflowId: `${organization}/automate/01ARZ3NDEKTSV4RRFFQ69G5FAV`, runId: sessionId },
+      }).run(opening.openSession, { sessionId, idleMs: IDLE_MS });
+    const refusal = async (organization: string, sessionId: string) =>
+      failureOf(await openAs(organization, sessionId).catch((err: unknown) => err)).type;
+    await openAs('org-a', 's-fair-a1');
+    await openAs('org-a', 's-fair-a2');
+    expect(await refusal('org-a', 's-fair-a3')).toBe('sessions_full');
+    expect(await refusal('org-a', 's-fair-a4')).toBe('sessions_full');
+    expect(await refusal('org-b', 's-fair-b1')).toBe('sessions_full');
+    await close('s-fair-a1');
+    // org-a's tasks waited longer and ask first, but org-b holds no session: the slot is b's.
+    expect(await refusal('org-a', 's-fair-a3')).toBe('sessions_full');
+    expect(await refusal('org-a', 's-fair-a4')).toBe('sessions_full');
+    await openAs('org-b', 's-fair-b1');
+    await close('s-fair-a2');
+    expect(await refusal('org-a', 's-fair-a4')).toBe('sessions_full');
+    await openAs('org-a', 's-fair-a3');
+    await close('s-fair-b1');
+    await openAs('org-a', 's-fair-a4');
+    await sessions.closeAll();
   });
 
   it('closes sessions when asked and when idle, and a step on a closed session is SESSION_LOST', async () => {

@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ulid } from 'ulid';
@@ -6,6 +7,8 @@ import type { AutomateEvents } from '../../src/events/automate';
 import { listEventsQuery, type RecordedEvent } from '../../src/events/messages';
 import {
   SESSION_LOST,
+  SESSIONS_BUSY_MESSAGE,
+  SESSIONS_FULL,
   STEP_FAILED,
   type ActionOutcome,
   type AutomateInput,
@@ -41,6 +44,10 @@ interface Doubles {
   startError?: string;
   /** readPageText finds the page not answering. */
   readFails: boolean;
+  /** openSession calls refused for want of a free session before one opens. */
+  fullFor: number;
+  /** When each openSession call was scheduled (the test server's time, which skips). */
+  openAttempts: number[];
   calls: number;
   opened: { url?: string }[];
   performed: BrowserAction[];
@@ -83,6 +90,9 @@ let page = { url: 'https://shop.example/', title: 'Shop' };
 
 const activities = {
   async openSession(input: { sessionId: string; url?: string }) {
+    doubles.openAttempts.push(Context.current().info.scheduledTimestampMs);
+    if (doubles.openAttempts.length <= doubles.fullFor)
+      throw ApplicationFailure.nonRetryable('this browser worker already holds 4 sessions', SESSIONS_FULL);
     doubles.opened.push({ url: input.url });
     page = { url: input.url ?? 'about:blank', title: 'Shop' };
     return { queue: TASK_QUEUE, ...page, ...(doubles.startError ? { startError: doubles.startError } : {}) };
@@ -152,6 +162,8 @@ beforeEach(() => {
     validations: [],
     actionFails: false,
     readFails: false,
+    fullFor: 0,
+    openAttempts: [],
     calls: 0,
     opened: [],
     performed: [],
@@ -436,5 +448,35 @@ describe('a page that fails a step', () => {
     const { events } = await run(inputFor());
     expect(complete(events).error).toMatchObject({ code: 'MAX_ERRORS' });
     expect(dataOf(events, 'browser:action_completed')).toHaveLength(4);
+  });
+});
+
+describe('waiting for a browser session', () => {
+  test('a task that finds every session in use waits, asking again with backoff, and goes on once one frees', async () => {
+    doubles.fullFor = 6;
+    const { events, failure } = await run(inputFor());
+    expect(failure).toBeUndefined();
+    expect(doubles.openAttempts).toHaveLength(7);
+    const gaps = doubles.openAttempts.slice(1).map((at, i) => at - doubles.openAttempts[i]!);
+    expect(gaps.map((gap) => Math.round(gap / 1000))).toEqual([1, 2, 4, 5, 5, 5]);
+    expect(dataOf(events, 'agent:status').map((status) => status.message)).toEqual([
+      'Every browser session is in use; waiting for one',
+    ]);
+    expect(complete(events).success).toBe(true);
+  });
+
+  test('a task that waits past the bound ends TASK_FAILED with the fixed message', async () => {
+    doubles.fullFor = Infinity;
+    const { events, failure } = await run(inputFor());
+    expect(complete(events)).toMatchObject({
+      success: false,
+      error: { code: 'TASK_FAILED', message: SESSIONS_BUSY_MESSAGE },
+    });
+    expect(failure?.message).toBe(SESSIONS_BUSY_MESSAGE);
+    const waited = doubles.openAttempts.at(-1)! - doubles.openAttempts[0]!;
+    expect(waited).toBeGreaterThan(4.9 * 60_000);
+    expect(waited).toBeLessThanOrEqual(5 * 60_000);
+    expect(doubles.openAttempts.length).toBeLessThan(70);
+    expect(doubles.closed).toBe(0);
   });
 });
