@@ -105,7 +105,11 @@ export class BrowserSessions {
         acceptDownloads: false,
       });
       try {
-        const session = new BrowserSession(id, context, proxySession, await context.newPage());
+        // A crashed page took the session's state with it: the workflow opens a new session (`session_lost`).
+        const session = new BrowserSession(id, context, proxySession, await context.newPage(), () => {
+          const entry = this.entries.get(id);
+          if (entry) void this.closeEntry(entry);
+        });
         // The browser crashed or was closed under the session: its steps must learn it is gone.
         context.on('close', () => {
           proxySession.end();

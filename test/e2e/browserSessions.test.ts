@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
@@ -110,6 +111,18 @@ function chromiumDescendants(): number[] {
   return rows.filter((row) => ours.has(row.pid) && /chrom/i.test(row.comm)).map((row) => row.pid);
 }
 
+/** Resident memory of the processes `pids`, summed. */
+function residentBytes(pids: number[]): number {
+  return pids.reduce((sum, pid) => {
+    try {
+      const kb = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB$/m)?.[1];
+      return sum + Number(kb ?? 0) * 1024;
+    } catch {
+      return sum;
+    }
+  }, 0);
+}
+
 function failureOf(err: unknown): ApplicationFailure {
   if (!(err instanceof ApplicationFailure)) throw err;
   return err;
@@ -151,6 +164,10 @@ describe('browser sessions', () => {
       ),
       // Accepts the request and never answers it: a start page that never loads.
       '/never': () => undefined,
+      // Takes 16 MB more every 50 ms and keeps it, up to 3 GB: array buffers, outside the JavaScript heap's cap.
+      '/hog': html(
+        '<!doctype html><title>Hog</title><script>const kept = []; const grow = setInterval(() => { kept.push(new Uint8Array(16 << 20).fill(1)); if (kept.length >= 192) clearInterval(grow); }, 50);</script>',
+      ),
       '/submitted': (req, res) => {
         let body = '';
         req.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -565,6 +582,30 @@ describe('browser sessions', () => {
     await close('s-fair-b1');
     await openAs('org-a', 's-fair-a4');
     await sessions.closeAll();
+  });
+
+  it('ends a session whose page allocates without bound; Chromium stays bounded and other sessions go on', async () => {
+    await open('s-calm', site.url('/second'));
+    let pids = chromiumDescendants();
+    const before = residentBytes(pids);
+    let peak = before;
+    await open('s-hog', site.url('/hog'));
+    const started = Date.now();
+    // Listing the processes (ps, synchronous) only now and then: it would hold up the worker's own watch in this process.
+    for (let round = 0; sessions.holds('s-hog') && Date.now() - started < 15_000; round++) {
+      if (round % 10 === 0) pids = chromiumDescendants();
+      peak = Math.max(peak, residentBytes(pids));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const grew = Math.round((peak - before) / 2 ** 20);
+    process.stdout.write(`Chromium grew by ${grew} MB at its peak (${Math.round(before / 2 ** 20)} MB before)\n`);
+    expect(sessions.holds('s-hog')).toBe(false);
+    expect(failureOf(await observe('s-hog').catch((err: unknown) => err)).type).toBe(SESSION_LOST);
+    // The renderer's 512 MB, and what the page could add before it was seen.
+    expect(grew).toBeLessThan(1_200);
+    expect((await observe('s-calm')).title).toBe('Second');
+    expect(await act('s-calm', { type: 'navigate', url: site.url('/form') })).toMatchObject({ success: true });
+    await close('s-calm');
   });
 
   it('closes sessions when asked and when idle, and a step on a closed session is SESSION_LOST', async () => {
