@@ -591,7 +591,7 @@ describe('browser sessions', () => {
     let peak = before;
     await open('s-hog', site.url('/hog'));
     const started = Date.now();
-    // Listing the processes (ps, synchronous) only now and then: it would hold up the worker's own watch in this process.
+    // Listing the processes (ps, synchronous) only now and then: it would hold up the pool's watch in this process.
     for (let round = 0; sessions.holds('s-hog') && Date.now() - started < 15_000; round++) {
       if (round % 10 === 0) pids = chromiumDescendants();
       peak = Math.max(peak, residentBytes(pids));
