@@ -48,6 +48,8 @@ export interface BrowserSettings {
   sessions: number;
   /** Whole budget of one render: navigation, settling, scrolling. */
   renderTimeoutMs: number;
+  /** Memory one page's renderer process may hold before it is ended (its JavaScript heap gets three quarters). */
+  rendererMaxMb: number;
 }
 
 export interface FetchSettings {
@@ -349,6 +351,7 @@ export function loadConfig(env: Env = process.env): Config {
       concurrency: readInt(env, 'BROWSER_CONCURRENCY', 2, 1, 64),
       sessions: readInt(env, 'BROWSER_SESSIONS', 4, 1, 64),
       renderTimeoutMs: readInt(env, 'RENDER_TIMEOUT_MS', 30_000, 1000, 300_000),
+      rendererMaxMb: readInt(env, 'BROWSER_RENDERER_MAX_MB', 512, 128, 16_384),
     },
     geo: readGeo(env),
     model: {

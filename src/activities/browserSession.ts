@@ -4,8 +4,11 @@ import { requireProxyFor, type GeoSettings } from '../config';
 import { ServiceError } from '../errors';
 import type { AddressPolicy } from '../net/addressPolicy';
 import { boundMarkdown } from '../extraction/bound';
+import { organizationOf } from '../events/streams';
 import {
   SESSION_LOST,
+  SESSIONS_FULL,
+  STEP_FAILED,
   type ActionOutcome,
   type Observation,
   type SessionOpening,
@@ -16,7 +19,7 @@ import type { BrowserSession } from '../browser/browserSession';
 import { actionVerdict } from '../browser/actionFirewall';
 import { describeForm, fillFields } from '../browser/formFields';
 import { hiddenOutcome } from '../browser/secretValues';
-import { withinMs } from '../browser/pageDeadline';
+import { PageUnresponsiveError, withinMs } from '../browser/pageDeadline';
 import { observePage, PAGE_ANSWER_MS, titleOf } from '../browser/pageObservation';
 import {
   ACTION_TIMEOUT_MS,
@@ -64,6 +67,11 @@ function refusedHost(session: BrowserSession, blockedBefore: number, pageUrl: st
   return session.proxy.blocked.slice(blockedBefore).find((refused) => bare(refused) === host);
 }
 
+/** The organization whose task opens the session, from its workflow id (`<organization>/automate/<ulid>`). */
+function organizationOfTask(): string {
+  return organizationOf(Context.current().info.workflowExecution?.workflowId ?? '') ?? '';
+}
+
 /** Opening a session: on the shared browser queue, so any browser worker with room takes it. */
 export function createSessionOpening(deps: SessionActivityDeps): SessionOpening {
   return {
@@ -75,10 +83,16 @@ export function createSessionOpening(deps: SessionActivityDeps): SessionOpening 
             if (start) await deps.policy.checkUrl(start);
             const upstreamProxyUrl = input.country ? requireProxyFor(deps.geo, input.country) : undefined;
             let session: BrowserSession;
+            let startError: string | undefined;
             try {
               session = await deps.sessions.open(
                 input.sessionId,
-                { upstreamProxyUrl, userAgent: deps.userAgent, idleMs: input.idleMs },
+                {
+                  organization: organizationOfTask(),
+                  upstreamProxyUrl,
+                  userAgent: deps.userAgent,
+                  idleMs: input.idleMs,
+                },
                 async (opened) => {
                   if (!start) return;
                   const page = await opened.page();
@@ -87,19 +101,28 @@ export function createSessionOpening(deps: SessionActivityDeps): SessionOpening 
                   } catch (err) {
                     const host = opened.proxy.blocked[0];
                     if (host) throw new ServiceError('internal_address', `the page reached for internal ${host}`);
-                    throw new ServiceError('fetch_failed', `opening ${start.href}: ${shortError(err)}`);
+                    if (!isPageRefusal(err))
+                      throw new ServiceError('fetch_failed', `opening ${start.href}: ${shortError(err)}`);
+                    // Retrying the open would hold a session slot for every attempt's full bound, for a page
+                    // that may never load: the agent hears it as a failed step and may go elsewhere.
+                    startError = `opening ${start.href}: ${shortError(err)}`;
                   }
                 },
               );
             } catch (err) {
-              if (err instanceof SessionsFullError)
-                throw ApplicationFailure.create({ type: 'sessions_full', message: err.message, nextRetryDelay: '1s' });
+              // The workflow waits its turn and asks again, up to its bound: a retry here would run out in seconds.
+              if (err instanceof SessionsFullError) throw ApplicationFailure.nonRetryable(err.message, SESSIONS_FULL);
               throw err;
             }
             session.secrets.protect(input.hidden);
             session.secrets.guard(input.guarded);
             const page = await session.page();
-            return hiddenOutcome(session.secrets, { queue: deps.queue, url: page.url(), title: await titleOf(page) });
+            return hiddenOutcome(session.secrets, {
+              queue: deps.queue,
+              url: page.url(),
+              title: await titleOf(page),
+              ...(startError ? { startError: session.secrets.hide(startError) } : {}),
+            });
           }),
         (err) => err.code === 'fetch_failed',
       );
@@ -193,7 +216,13 @@ export function createSessionSteps(deps: SessionActivityDeps): SessionSteps {
         () =>
           step(input.sessionId, async (session) => {
             const page = await session.page();
-            const html = await withinMs(page.content(), PAGE_ANSWER_MS, 'reading the page');
+            let html: string;
+            try {
+              html = await withinMs(page.content(), PAGE_ANSWER_MS, 'reading the page');
+            } catch (err) {
+              if (err instanceof PageUnresponsiveError) throw ApplicationFailure.nonRetryable(err.message, STEP_FAILED);
+              throw err;
+            }
             const { reading } = await deps.reader.readPage(
               {
                 body: Buffer.from(html, 'utf8'),

@@ -1,13 +1,16 @@
+import { randomBytes } from 'node:crypto';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import type { BrowserSettings } from '../config';
 import { GUARD_PROXY_HOST } from './guardProxy';
+import { RendererMemoryWatch } from './rendererMemory';
 
 /**
  * The one Chromium process of a browser worker. Each request gets a fresh context (its own
  * cookies, cache and storage) and closes it in `finally`; a semaphore bounds how many run at
  * once; a browser that crashed is launched again on next use. Automate sessions take long-lived
  * contexts of the same browser (`openContext`), bounded and closed by their owner. `close()` at
- * shutdown leaves no process behind.
+ * shutdown leaves no process behind. No page's renderer may hold more than `rendererMaxMb`
+ * (RendererMemoryWatch): one hostile page costs its own context, not the browser.
  */
 
 /** Without these, Chromium phones home at start and per page; on a closed network that fails slowly. */
@@ -44,14 +47,27 @@ export class BrowserPool {
 
   private launch(): Promise<Browser> {
     if (!this.browser) {
+      // Names this launch's browser among the processes, for the memory watch to find it.
+      const marker = `--webloom-browser=${randomBytes(8).toString('hex')}`;
       const launching = chromium.launch({
         executablePath: this.settings.executablePath,
-        args: CHROMIUM_ARGS,
+        args: [
+          ...CHROMIUM_ARGS,
+          `--js-flags=--max-old-space-size=${Math.floor((this.settings.rendererMaxMb * 3) / 4)}`,
+          marker,
+        ],
         timeout: 30_000,
       });
       this.browser = launching;
       launching.then(
-        (browser) => browser.on('disconnected', () => this.browser === launching && (this.browser = undefined)),
+        (browser) => {
+          const watch = new RendererMemoryWatch(marker, this.settings.rendererMaxMb * 1024 * 1024);
+          watch.start();
+          browser.on('disconnected', () => {
+            watch.stop();
+            if (this.browser === launching) this.browser = undefined;
+          });
+        },
         () => this.browser === launching && (this.browser = undefined),
       );
     }

@@ -22,11 +22,13 @@ export class BrowserSession {
   /** Values typed here that the model must not read back from the page. */
   readonly secrets = new SecretValues();
 
+  /** `crashed` hears when a page's renderer died (out of memory, or ended past its limit): the session is unusable. */
   constructor(
     readonly id: string,
     readonly context: BrowserContext,
     readonly proxy: ProxySession,
     page: Page,
+    private readonly crashed: () => void = () => undefined,
   ) {
     this.current = page;
     this.track(page);
@@ -44,6 +46,7 @@ export class BrowserSession {
     page.on('request', (request) => {
       if (request.isNavigationRequest() && request.frame() === page.mainFrame()) pending.add(request);
     });
+    page.on('crash', () => this.crashed());
     page.on('requestfinished', (request) => pending.delete(request));
     page.on('requestfailed', (request) => pending.delete(request));
     page.on('framenavigated', (frame) => {

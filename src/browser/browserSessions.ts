@@ -1,14 +1,17 @@
 import type { BrowserPool } from './browserPool';
 import { BrowserSession } from './browserSession';
 import type { GuardProxy } from './guardProxy';
+import { SessionAdmission } from './sessionAdmission';
 
 /** The session is not (or no longer) held here: the worker restarted, reaped it, or its browser crashed. */
 export class SessionLostError extends Error {}
 
-/** This worker holds as many sessions as it may: another worker, or a later attempt, should open it. */
+/** This worker has no slot for the session now (all held, or promised to tasks ahead in line): ask again later. */
 export class SessionsFullError extends Error {}
 
 export interface SessionOptions {
+  /** Whose task it is: free slots are shared fairly among the organizations waiting for one. */
+  organization: string;
   /** The operator's proxy for the task's country, if any. */
   upstreamProxyUrl?: string;
   userAgent: string;
@@ -18,6 +21,7 @@ export interface SessionOptions {
 
 interface Entry {
   id: string;
+  organization: string;
   opening: Promise<BrowserSession>;
   idleMs: number;
   /** Steps under way: a session in use is never reaped. */
@@ -32,16 +36,21 @@ const VIEWPORT = { width: 1280, height: 800 };
 /**
  * The Automate sessions one browser worker holds, by session id: at most `limit` at once, each
  * closed by `close`, by `closeAll` at shutdown, or once idle for its `idleMs`. Opening is
- * idempotent: a retried open of a session held here answers with the same session.
+ * idempotent: a retried open of a session held here answers with the same session. When tasks
+ * wait for a slot, the slots that free go to them by fair shares across organizations
+ * (SessionAdmission).
  */
 export class BrowserSessions {
   private readonly entries = new Map<string, Entry>();
+  private readonly admission: SessionAdmission;
 
   constructor(
     private readonly pool: BrowserPool,
     private readonly proxy: GuardProxy,
     private readonly limit: number,
-  ) {}
+  ) {
+    this.admission = new SessionAdmission(limit);
+  }
 
   get size(): number {
     return this.entries.size;
@@ -63,8 +72,13 @@ export class BrowserSessions {
   ): Promise<BrowserSession> {
     const held = this.entries.get(id);
     if (held && !held.closing) return this.using(held, () => held.opening);
-    if (this.entries.size >= this.limit)
-      throw new SessionsFullError(`this browser worker already holds ${this.limit} sessions`);
+    const owners = [...this.entries.values()].map((entry) => entry.organization);
+    if (!this.admission.admit(id, options.organization, owners))
+      throw new SessionsFullError(
+        owners.length >= this.limit
+          ? `this browser worker already holds ${this.limit} sessions`
+          : 'the free sessions of this browser worker go to tasks ahead in line',
+      );
     const opening = this.launch(id, options).then(async (session) => {
       try {
         await prepare(session);
@@ -74,7 +88,7 @@ export class BrowserSessions {
         throw err;
       }
     });
-    const entry: Entry = { id, opening, idleMs: options.idleMs, busy: 0 };
+    const entry: Entry = { id, organization: options.organization, opening, idleMs: options.idleMs, busy: 0 };
     this.entries.set(id, entry);
     entry.opening.catch(() => this.entries.get(id) === entry && this.entries.delete(id));
     return this.using(entry, () => entry.opening);
@@ -91,7 +105,11 @@ export class BrowserSessions {
         acceptDownloads: false,
       });
       try {
-        const session = new BrowserSession(id, context, proxySession, await context.newPage());
+        // A crashed page took the session's state with it: the workflow opens a new session (`session_lost`).
+        const session = new BrowserSession(id, context, proxySession, await context.newPage(), () => {
+          const entry = this.entries.get(id);
+          if (entry) void this.closeEntry(entry);
+        });
         // The browser crashed or was closed under the session: its steps must learn it is gone.
         context.on('close', () => {
           proxySession.end();

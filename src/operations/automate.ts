@@ -148,6 +148,8 @@ export interface OpenedSession {
   queue: string;
   url: string;
   title: string;
+  /** Why the start page did not load: the session is open all the same, and the agent hears it as a failed step. */
+  startError?: string;
 }
 
 /** Activities on the shared browser queue: any browser worker may open a session. */
@@ -194,3 +196,12 @@ export interface SessionSteps {
 
 /** A session step failed because the session is gone (worker restarted, idle reaped): open a new one. */
 export const SESSION_LOST = 'session_lost';
+
+/** No browser worker had a session slot for this task now: the workflow waits its turn and asks again. */
+export const SESSIONS_FULL = 'sessions_full';
+
+/** What a task that waited longer than its bound for a browser session ends with. */
+export const SESSIONS_BUSY_MESSAGE = 'no browser session became free in time; try again later';
+
+/** A session step the page made impossible (its script held it past the bound): that step failed, the task goes on. */
+export const STEP_FAILED = 'step_failed';

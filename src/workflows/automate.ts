@@ -4,6 +4,7 @@ import {
   CancellationScope,
   isCancellation,
   log as workflowLog,
+  patched,
   proxyActivities,
   sleep,
   TimeoutFailure,
@@ -21,11 +22,15 @@ import { automateStream } from '../events/streams';
 import type { TokenUsage } from '../model/modelClient';
 import {
   SESSION_LOST,
+  SESSIONS_BUSY_MESSAGE,
+  SESSIONS_FULL,
+  STEP_FAILED,
   type AgentAction,
   type AutomateInput,
   type BrowserAction,
   type FirewallRules,
   type Observation,
+  type OpenedSession,
   type SessionOpening,
   type SessionSteps,
 } from '../operations/automate';
@@ -50,7 +55,19 @@ const MODEL_OPTIONS = {
   retry: { maximumAttempts: 5, initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
 } as const;
 
-/** Opening may be retried anywhere: a worker with no room refuses it and another takes it. */
+/**
+ * How long a task waits for a browser session while every one is in use. It asks again after 1 s,
+ * then 2, 4, and every 5 s: each worker keeps a refused task's place in line while it keeps
+ * asking (src/browser/sessionAdmission.ts), and hands slots out by fair shares across
+ * organizations.
+ */
+const SESSION_WAIT_MS = 5 * 60_000;
+const SESSION_ASK_MS = { first: 1_000, max: 5_000 };
+
+/** Runs that began before tasks waited for a session failed at the first refusal Temporal's retries did not cure. */
+export const SESSION_QUEUE_PATCH = 'session-queue';
+
+/** Opening may be retried anywhere: a worker that fails it leaves it to another. */
 const OPENING_OPTIONS = {
   startToCloseTimeout: '60s',
   retry: { maximumAttempts: 6, initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s' },
@@ -110,6 +127,17 @@ function sessionLost(err: unknown): boolean {
   return (
     err.cause instanceof TimeoutFailure || (err.cause instanceof ApplicationFailure && err.cause.type === SESSION_LOST)
   );
+}
+
+function sessionsFull(err: unknown): boolean {
+  return err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === SESSIONS_FULL;
+}
+
+/** Why the page made a session step impossible, when that is why it failed: the task goes on. */
+function stepFailure(err: unknown): string | undefined {
+  return err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === STEP_FAILED
+    ? err.cause.message
+    : undefined;
 }
 
 /**
@@ -371,7 +399,16 @@ class AutomateRun {
   }
 
   private async extract(instruction: string): Promise<void> {
-    const page = await this.session!.steps.readPageText({ sessionId: this.session!.id });
+    let page;
+    try {
+      page = await this.session!.steps.readPageText({ sessionId: this.session!.id });
+    } catch (err) {
+      const failure = stepFailure(err);
+      if (failure === undefined) throw err;
+      this.emit('agent:status', { message: `The page could not be read: ${failure}` });
+      this.failedStep(failure, `extract "${instruction}"`);
+      return;
+    }
     const extraction = await this.ask('extracting data', () =>
       this.model.extractData({ task: this.input.request.task, instruction, page }),
     );
@@ -484,7 +521,7 @@ class AutomateRun {
 
   private async openSession(url: string | undefined): Promise<void> {
     const id = uuid4();
-    const opened = await this.opening.openSession({
+    const opened = await this.waitingForSession({
       sessionId: id,
       ...(url ? { url } : {}),
       ...(this.input.request.country ? { country: this.input.request.country } : {}),
@@ -498,6 +535,31 @@ class AutomateRun {
     this.emit('cdp:endpoint_connected', { endpointIndex: this.reconnects, total: MAX_RECONNECTS + 1 });
     if (opened.url && opened.url !== 'about:blank')
       this.emit('browser:navigated', { title: opened.title, url: opened.url });
+    if (opened.startError) {
+      this.emit('agent:status', { message: `The start page did not load: ${opened.startError}` });
+      this.failedStep(opened.startError, 'open the start page');
+    }
+  }
+
+  /** Opens the session, waiting up to SESSION_WAIT_MS for a free one; then the task ends with the fixed message. */
+  private async waitingForSession(request: Parameters<SessionOpening['openSession']>[0]): Promise<OpenedSession> {
+    const giveUpAt = Date.now() + SESSION_WAIT_MS;
+    for (let delay = SESSION_ASK_MS.first; ; delay = Math.min(2 * delay, SESSION_ASK_MS.max)) {
+      try {
+        return await this.opening.openSession(request);
+      } catch (err) {
+        if (!sessionsFull(err) || !patched(SESSION_QUEUE_PATCH)) throw err;
+        if (Date.now() + delay > giveUpAt)
+          throw new TaskEnded({
+            success: false,
+            finalAnswer: null,
+            error: { code: 'TASK_FAILED', message: SESSIONS_BUSY_MESSAGE },
+          });
+        if (delay === SESSION_ASK_MS.first)
+          this.emit('agent:status', { message: 'Every browser session is in use; waiting for one' });
+        await sleep(delay);
+      }
+    }
   }
 
   /** The session's worker is gone: a new session on another worker, at the last page. */

@@ -662,6 +662,70 @@ describe('a browser worker lost mid-task', () => {
   }, 180_000);
 });
 
+describe('waiting for a browser session', () => {
+  // A stack of its own whose one browser worker holds two sessions.
+  const PREFIX = 'automate-e2e-queue';
+  let queueBase: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    const queueEnv = { ...env, PORT: String(port), TASK_QUEUE_PREFIX: PREFIX, BROWSER_SESSIONS: '2' };
+    const spawnQueued = (name: string, args: string[]) => {
+      const child = spawnChild(`automate ${name}`, process.execPath, args, { env: queueEnv, onLine: logTo(name) });
+      children.push(child);
+      return child;
+    };
+    const api = spawnQueued('queue-api', [path.join(DIST, 'api/main.js')]);
+    spawnQueued('queue-worker-workflow', [
+      '--max-semi-space-size=64',
+      path.join(DIST, 'workers/main.js'),
+      'workflow,model',
+    ]);
+    spawnQueued('queue-worker-browser', ['--max-semi-space-size=64', path.join(DIST, 'workers/main.js'), 'browser']);
+    queueBase = `http://127.0.0.1:${port}/v1`;
+    await waitUntil('the queue API', api, async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 60_000);
+  }, 120_000);
+
+  test("a freed session goes to the organization holding none before another of the first's tasks", async () => {
+    // Each task's decisions are picked by its task text, which its prompts carry.
+    const holds = (name: string, seconds: number): FormatReply[] => [
+      decide(name, { action: 'wait', seconds }),
+      decide(name, { action: 'wait', seconds }),
+      { ...decide(name, { action: 'done', text: `${name} done` }), keep: true },
+    ];
+    await script({
+      automate_action: [
+        ...holds('task alpha-one', 5),
+        ...holds('task alpha-two', 10),
+        { ...decide('task alpha-three', { action: 'done', text: 'alpha-three done' }), keep: true },
+        { ...decide('task beta-one', { action: 'done', text: 'beta-one done' }), keep: true },
+      ],
+    });
+    const start = (task: string, apiKey: string) =>
+      SseStream.open(`${queueBase}/automate`, { key: apiKey, method: 'POST', body: { task, url: site.url } });
+    const opened = (stream: SseStream) => stream.until((s) => s.events.some((m) => m.event === 'task:started'), 90_000);
+    const alphaOne = await start('task alpha-one', key());
+    await opened(alphaOne);
+    const alphaTwo = await start('task alpha-two', key());
+    await opened(alphaTwo);
+    const waiting = (stream: SseStream) =>
+      stream.until((s) => s.events.some((m) => m.event === 'agent:status'), 30_000);
+    const alphaThree = await start('task alpha-three', key());
+    await waiting(alphaThree);
+    const betaOne = await start('task beta-one', otherOrgKey());
+    await waiting(betaOne);
+    const streams = [alphaOne, alphaTwo, alphaThree, betaOne];
+    await Promise.all(streams.map((stream) => stream.until((s) => s.events.some((m) => m.event === 'done'), 150_000)));
+    const [one, two, three, beta] = streams.map(eventsOf);
+    for (const events of [one!, two!, three!, beta!]) expect(completeOf(events)).toMatchObject({ success: true });
+    const connectedAt = (events: Event[]) => dataOf(events, 'cdp:endpoint_connected')[0]!.timestamp;
+    const endedAt = (events: Event[]) => dataOf(events, 'task:completed')[0]!.timestamp;
+    // alpha-three asked first, but beta's organization held no session: beta got alpha-one's.
+    expect(connectedAt(beta!)).toBeLessThan(connectedAt(three!));
+    expect(connectedAt(beta!) - endedAt(one!)).toBeLessThan(15_000);
+  }, 240_000);
+});
+
 describe('the official client', () => {
   test('agent.automate streams typed events, and agent.automateInput answers', async () => {
     await script({

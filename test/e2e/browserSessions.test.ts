@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
@@ -11,7 +12,7 @@ import { GuardProxy } from '../../src/browser/guardProxy';
 import { loadConfig } from '../../src/config';
 import { AddressPolicy } from '../../src/net/addressPolicy';
 import type { BrowserAction, FirewallRules } from '../../src/operations/automate';
-import { SESSION_LOST } from '../../src/operations/automate';
+import { SESSION_LOST, STEP_FAILED } from '../../src/operations/automate';
 import { readSettings } from '../../src/workers/readSettings';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 import { FIXTURE_HOST } from '../support/localStack';
@@ -110,6 +111,18 @@ function chromiumDescendants(): number[] {
   return rows.filter((row) => ours.has(row.pid) && /chrom/i.test(row.comm)).map((row) => row.pid);
 }
 
+/** Resident memory of the processes `pids`, summed. */
+function residentBytes(pids: number[]): number {
+  return pids.reduce((sum, pid) => {
+    try {
+      const kb = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB$/m)?.[1];
+      return sum + Number(kb ?? 0) * 1024;
+    } catch {
+      return sum;
+    }
+  }, 0);
+}
+
 function failureOf(err: unknown): ApplicationFailure {
   if (!(err instanceof ApplicationFailure)) throw err;
   return err;
@@ -148,6 +161,12 @@ describe('browser sessions', () => {
       '/signup': html(SIGNUP_PAGE),
       '/busy': html(
         '<!doctype html><title>Busy</title><button onclick="setInterval(() => { for (const end = Date.now() + 60000; Date.now() < end; ); }, 50)">Freeze</button>',
+      ),
+      // Accepts the request and never answers it: a start page that never loads.
+      '/never': () => undefined,
+      // Takes 16 MB more every 50 ms and keeps it, up to 3 GB: array buffers, outside the JavaScript heap's cap.
+      '/hog': html(
+        '<!doctype html><title>Hog</title><script>const kept = []; const grow = setInterval(() => { kept.push(new Uint8Array(16 << 20).fill(1)); if (kept.length >= 192) clearInterval(grow); }, 50);</script>',
       ),
       '/submitted': (req, res) => {
         let body = '';
@@ -313,6 +332,33 @@ describe('browser sessions', () => {
     started = Date.now();
     await close('s-busy');
     expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('fails an extract on a page whose script holds its main thread as a step, in bounded time', async () => {
+    await open('s-busy-read', site.url('/busy'));
+    const freeze = refOf((await observe('s-busy-read')).snapshot, 'button', 'Freeze');
+    await act('s-busy-read', { type: 'click', ref: freeze });
+    // The click only starts the page's timer: reading before it first fires would find the page still answering.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const started = Date.now();
+    const failed = failureOf(await run(steps.readPageText, { sessionId: 's-busy-read' }).catch((err: unknown) => err));
+    expect(failed).toMatchObject({ type: STEP_FAILED, nonRetryable: true });
+    expect(failed.message).toBe('reading the page took longer than 5 s');
+    expect(Date.now() - started).toBeLessThan(8_000);
+    await close('s-busy-read');
+  });
+
+  it('opens a session whose start page never loads, with the error, within one navigation bound', async () => {
+    const started = Date.now();
+    const opened = await open('s-never', site.url('/never'));
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(opened.startError).toMatch(/^opening http:\/\/[^ ]+\/never: Timeout 15000ms exceeded/);
+    expect(sessions.holds('s-never')).toBe(true);
+    expect(await act('s-never', { type: 'navigate', url: site.url('/second') })).toMatchObject({
+      success: true,
+      title: 'Second',
+    });
+    await close('s-never');
   });
 
   it('refuses to navigate to internal addresses, typed or clicked, and to other schemes', async () => {
@@ -536,17 +582,67 @@ describe('browser sessions', () => {
     await close('s-cookie-b');
   });
 
-  it('bounds the sessions of a worker, and a full worker fails the open retryably', async () => {
+  it('bounds the sessions of a worker, and a full worker refuses the open for the workflow to wait', async () => {
     await open('s-bound-1');
     await open('s-bound-2');
     const full = failureOf(await open('s-bound-3').catch((err: unknown) => err));
     expect(full.type).toBe('sessions_full');
-    expect(full.nonRetryable).toBe(false);
+    // The workflow waits and asks again (with backoff, up to its bound), not Temporal's retry.
+    expect(full.nonRetryable).toBe(true);
     await close('s-bound-1');
     await open('s-bound-3');
     await close('s-bound-2');
     await close('s-bound-3');
     expect(sessions.size).toBe(0);
+  });
+
+  it('gives a freed session to the waiting organization that holds fewest, not to whoever asks first', async () => {
+    const openAs = (organization: string, sessionId: string) =>
+      new MockActivityEnvironment({
+        workflowExecution: { workflowId: `${organization}/automate/01ARZ3NDEKTSV4RRFFQ69G5FAV`, runId: sessionId },
+      }).run(opening.openSession, { sessionId, idleMs: IDLE_MS, hidden: [], guarded: [] });
+    const refusal = async (organization: string, sessionId: string) =>
+      failureOf(await openAs(organization, sessionId).catch((err: unknown) => err)).type;
+    await openAs('org-a', 's-fair-a1');
+    await openAs('org-a', 's-fair-a2');
+    expect(await refusal('org-a', 's-fair-a3')).toBe('sessions_full');
+    expect(await refusal('org-a', 's-fair-a4')).toBe('sessions_full');
+    expect(await refusal('org-b', 's-fair-b1')).toBe('sessions_full');
+    await close('s-fair-a1');
+    // org-a's tasks waited longer and ask first, but org-b holds no session: the slot is b's.
+    expect(await refusal('org-a', 's-fair-a3')).toBe('sessions_full');
+    expect(await refusal('org-a', 's-fair-a4')).toBe('sessions_full');
+    await openAs('org-b', 's-fair-b1');
+    await close('s-fair-a2');
+    expect(await refusal('org-a', 's-fair-a4')).toBe('sessions_full');
+    await openAs('org-a', 's-fair-a3');
+    await close('s-fair-b1');
+    await openAs('org-a', 's-fair-a4');
+    await sessions.closeAll();
+  });
+
+  it('ends a session whose page allocates without bound; Chromium stays bounded and other sessions go on', async () => {
+    await open('s-calm', site.url('/second'));
+    let pids = chromiumDescendants();
+    const before = residentBytes(pids);
+    let peak = before;
+    await open('s-hog', site.url('/hog'));
+    const started = Date.now();
+    // Listing the processes (ps, synchronous) only now and then: it would hold up the pool's watch in this process.
+    for (let round = 0; sessions.holds('s-hog') && Date.now() - started < 15_000; round++) {
+      if (round % 10 === 0) pids = chromiumDescendants();
+      peak = Math.max(peak, residentBytes(pids));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const grew = Math.round((peak - before) / 2 ** 20);
+    process.stdout.write(`Chromium grew by ${grew} MB at its peak (${Math.round(before / 2 ** 20)} MB before)\n`);
+    expect(sessions.holds('s-hog')).toBe(false);
+    expect(failureOf(await observe('s-hog').catch((err: unknown) => err)).type).toBe(SESSION_LOST);
+    // The renderer's 512 MB, and what the page could add before it was seen.
+    expect(grew).toBeLessThan(1_200);
+    expect((await observe('s-calm')).title).toBe('Second');
+    expect(await act('s-calm', { type: 'navigate', url: site.url('/form') })).toMatchObject({ success: true });
+    await close('s-calm');
   });
 
   it('closes sessions when asked and when idle, and a step on a closed session is SESSION_LOST', async () => {

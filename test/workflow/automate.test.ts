@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ulid } from 'ulid';
@@ -6,6 +7,9 @@ import type { AutomateEvents } from '../../src/events/automate';
 import { listEventsQuery, type RecordedEvent } from '../../src/events/messages';
 import {
   SESSION_LOST,
+  SESSIONS_BUSY_MESSAGE,
+  SESSIONS_FULL,
+  STEP_FAILED,
   type ActionOutcome,
   type AutomateInput,
   type AutomateRequest,
@@ -38,6 +42,14 @@ interface Doubles {
   planFails?: string;
   /** The performAction call (counting from 1) that finds the session gone. */
   loseAt?: number;
+  /** Why the start page did not load, as openSession answers it. */
+  startError?: string;
+  /** readPageText finds the page not answering. */
+  readFails: boolean;
+  /** openSession calls refused for want of a free session before one opens. */
+  fullFor: number;
+  /** When each openSession call was scheduled (the test server's time, which skips). */
+  openAttempts: number[];
   calls: number;
   opened: { url?: string; hidden: string[]; guarded: string[] }[];
   performed: BrowserAction[];
@@ -82,9 +94,12 @@ let page = { url: 'https://shop.example/', title: 'Shop' };
 
 const activities = {
   async openSession(input: { sessionId: string; url?: string; hidden: string[]; guarded: string[] }) {
+    doubles.openAttempts.push(Context.current().info.scheduledTimestampMs);
+    if (doubles.openAttempts.length <= doubles.fullFor)
+      throw ApplicationFailure.nonRetryable('this browser worker already holds 4 sessions', SESSIONS_FULL);
     doubles.opened.push({ url: input.url, hidden: input.hidden, guarded: input.guarded });
     page = { url: input.url ?? 'about:blank', title: 'Shop' };
-    return { queue: TASK_QUEUE, ...page };
+    return { queue: TASK_QUEUE, ...page, ...(doubles.startError ? { startError: doubles.startError } : {}) };
   },
   async observePage(): Promise<Observation> {
     return { ...page, snapshot: '- button "Buy" [ref=e1]', truncated: false };
@@ -100,6 +115,7 @@ const activities = {
     return input.observe ? { ...outcome, observation: await activities.observePage() } : outcome;
   },
   async readPageText() {
+    if (doubles.readFails) throw ApplicationFailure.nonRetryable('reading the page took longer than 5 s', STEP_FAILED);
     return { ...page, text: 'Price: 12 EUR' };
   },
   async describeForm() {
@@ -152,6 +168,9 @@ beforeEach(() => {
     lastDecision: { action: 'done', text: 'Order 42' },
     validations: [],
     actionFails: false,
+    readFails: false,
+    fullFor: 0,
+    openAttempts: [],
     calls: 0,
     opened: [],
     performed: [],
@@ -439,5 +458,75 @@ describe('a lost browser session', () => {
     expect(doubles.opened.map((opened) => opened.url)).toEqual(['https://shop.example/', 'https://shop.example/cart']);
     expect(dataOf(events, 'browser:reconnected')[0]).toMatchObject({ startingUrl: 'https://shop.example/cart' });
     expect(complete(events).success).toBe(true);
+  });
+});
+
+describe('a page that fails a step', () => {
+  test('a page that does not answer an extract fails that step, counted, and the agent goes on', async () => {
+    doubles.decisions = [{ action: 'extract', text: 'the price' }];
+    doubles.readFails = true;
+    const { events, failure } = await run(inputFor());
+    expect(failure).toBeUndefined();
+    expect(dataOf(events, 'agent:status').map((status) => status.message)).toContain(
+      'The page could not be read: reading the page took longer than 5 s',
+    );
+    expect(doubles.decided[1]!.steps.at(-1)).toMatchObject({
+      action: 'extract "the price"',
+      outcome: 'failed: reading the page took longer than 5 s',
+    });
+    expect(complete(events).success).toBe(true);
+  });
+
+  test('a start page that did not load is a failed step, and the agent goes on', async () => {
+    doubles.startError = 'opening https://shop.example/: Timeout 15000ms exceeded.';
+    const { events, failure } = await run(inputFor());
+    expect(failure).toBeUndefined();
+    expect(dataOf(events, 'agent:status').map((status) => status.message)).toContain(
+      'The start page did not load: opening https://shop.example/: Timeout 15000ms exceeded.',
+    );
+    expect(doubles.decided[0]!.steps[0]).toMatchObject({
+      action: 'open the start page',
+      outcome: 'failed: opening https://shop.example/: Timeout 15000ms exceeded.',
+    });
+    expect(complete(events).success).toBe(true);
+  });
+
+  test('a start page that did not load counts towards MAX_ERRORS', async () => {
+    doubles.startError = 'opening https://shop.example/: Timeout 15000ms exceeded.';
+    doubles.lastDecision = { action: 'click', ref: 'e1' };
+    doubles.actionFails = true;
+    const { events } = await run(inputFor());
+    expect(complete(events).error).toMatchObject({ code: 'MAX_ERRORS' });
+    expect(dataOf(events, 'browser:action_completed')).toHaveLength(4);
+  });
+});
+
+describe('waiting for a browser session', () => {
+  test('a task that finds every session in use waits, asking again with backoff, and goes on once one frees', async () => {
+    doubles.fullFor = 6;
+    const { events, failure } = await run(inputFor());
+    expect(failure).toBeUndefined();
+    expect(doubles.openAttempts).toHaveLength(7);
+    const gaps = doubles.openAttempts.slice(1).map((at, i) => at - doubles.openAttempts[i]!);
+    expect(gaps.map((gap) => Math.round(gap / 1000))).toEqual([1, 2, 4, 5, 5, 5]);
+    expect(dataOf(events, 'agent:status').map((status) => status.message)).toEqual([
+      'Every browser session is in use; waiting for one',
+    ]);
+    expect(complete(events).success).toBe(true);
+  });
+
+  test('a task that waits past the bound ends TASK_FAILED with the fixed message', async () => {
+    doubles.fullFor = Infinity;
+    const { events, failure } = await run(inputFor());
+    expect(complete(events)).toMatchObject({
+      success: false,
+      error: { code: 'TASK_FAILED', message: SESSIONS_BUSY_MESSAGE },
+    });
+    expect(failure?.message).toBe(SESSIONS_BUSY_MESSAGE);
+    const waited = doubles.openAttempts.at(-1)! - doubles.openAttempts[0]!;
+    expect(waited).toBeGreaterThan(4.9 * 60_000);
+    expect(waited).toBeLessThanOrEqual(5 * 60_000);
+    expect(doubles.openAttempts.length).toBeLessThan(70);
+    expect(doubles.closed).toBe(0);
   });
 });
