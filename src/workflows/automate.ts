@@ -16,6 +16,7 @@ import type { AutomateModelActivities, AutomateReply } from '../activities/autom
 import type { UnusableAnswer } from '../activities/structuredAsk';
 import { leaves, maskedData, pathOfValue, valueAt } from '../automate/dataPaths';
 import { fieldSensitivity, protectedValuesOf, valueSensitivity } from '../automate/firewall';
+import { MODEL_FAILED } from '../errors';
 import type { AutomateErrorCode, AutomateEvents } from '../events/automate';
 import { EventLog } from '../events/eventLog';
 import { automateStream } from '../events/streams';
@@ -89,7 +90,8 @@ const STEP_OPTIONS = {
 interface Ending {
   success: boolean;
   finalAnswer: string | null;
-  error?: { code: AutomateErrorCode; message: string };
+  /** `shown` is what the caller reads when a fixed sentence of the workflow's says more than the code's. */
+  error?: { code: AutomateErrorCode; message: string; shown?: string };
 }
 
 /**
@@ -119,6 +121,19 @@ function describe(err: unknown): string {
     : err instanceof Error
       ? err.message
       : String(err);
+}
+
+/**
+ * What an event says of a failed model call: fixed words by kind, never the model client's own
+ * text (addresses, status lines, a provider's message). The cause goes to the log.
+ */
+function modelFailureMessage(err: unknown): string {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  workflowLog.warn('model call failed', { cause: describe(err) });
+  if (unusableAnswer(err)) return "the model's answer did not have the expected shape";
+  if (cause instanceof TimeoutFailure) return 'the model did not answer in time';
+  if (cause instanceof ApplicationFailure && cause.type === MODEL_FAILED) return 'the model refused the request';
+  return 'the model could not be reached';
 }
 
 /** The session's worker is gone (or restarted, or reaped the session): a new session is needed. */
@@ -448,7 +463,7 @@ class AutomateRun {
       if (isCancellation(err)) throw err;
       const unusable = unusableAnswer(err);
       this.emit('task:validation_error', {
-        errors: unusable?.errors ?? [describe(err)],
+        errors: unusable?.errors ?? [modelFailureMessage(err)],
         rawResponse: unusable?.rawResponse ?? null,
         retryCount: this.validations,
       });
@@ -553,7 +568,7 @@ class AutomateRun {
           throw new TaskEnded({
             success: false,
             finalAnswer: null,
-            error: { code: 'TASK_FAILED', message: SESSIONS_BUSY_MESSAGE },
+            error: { code: 'TASK_FAILED', message: SESSIONS_BUSY_MESSAGE, shown: SESSIONS_BUSY_MESSAGE },
           });
         if (delay === SESSION_ASK_MS.first)
           this.emit('agent:status', { message: 'Every browser session is in use; waiting for one' });
@@ -641,7 +656,7 @@ class AutomateRun {
     } catch (err) {
       if (isCancellation(err)) throw err;
       this.generationErrors++;
-      this.emit('ai:generation:error', { error: describe(err), prompt: what, schema: what });
+      this.emit('ai:generation:error', { error: modelFailureMessage(err), prompt: what, schema: what });
       throw err;
     }
   }
@@ -731,7 +746,9 @@ class AutomateRun {
         startTime: this.startTime,
         endTime,
       },
-      ...(ending.error ? { error: { code: ending.error.code, message: ENDING_MESSAGES[ending.error.code] } } : {}),
+      ...(ending.error
+        ? { error: { code: ending.error.code, message: ending.error.shown ?? ENDING_MESSAGES[ending.error.code] } }
+        : {}),
     });
     if (ending.error) workflowLog.warn('task ended without success', { ...ending.error });
     this.emit('done', {});

@@ -299,6 +299,9 @@ describe('how a task ends', () => {
     expect(complete(failed.events).error).toEqual({ code: 'TASK_FAILED', message: 'the task failed' });
     expect(failed.failure?.message).toBe('model unreachable: Connection error.');
     expect(JSON.stringify(complete(failed.events))).not.toContain('Connection error');
+    // No other event carries the model client's words either.
+    expect(JSON.stringify(failed.events)).not.toContain('Connection error');
+    expect(dataOf(failed.events, 'ai:generation:error')[0]).toMatchObject({ error: 'the model could not be reached' });
 
     doubles.planFails = undefined;
     doubles.lastDecision = { action: 'click', ref: 'e1' };
