@@ -1,3 +1,4 @@
+import type { DataConverter } from '@temporalio/common';
 import type { History } from '@temporalio/common/lib/proto-utils';
 import {
   bundleWorkflowCode,
@@ -7,7 +8,6 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { dataConverter } from '../payloadCodec';
 import { parseDivergence, type Divergence } from './divergence';
 
 /**
@@ -35,6 +35,7 @@ export async function replayHistory(
   history: History,
   workflowId: string,
   workflowBundle: WorkflowBundleWithSourceMap,
+  dataConverter: DataConverter,
 ): Promise<ReplayOutcome> {
   const events = history.events ?? [];
   const options: ReplayWorkerOptions = { workflowBundle, dataConverter, replayName: 'webloom-replay' };

@@ -6,8 +6,8 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { dataConverter } from '../../src/payloadCodec';
 import { indexedSearchAttributes } from '../../src/registerSearchAttributes';
+import { testDataConverter as dataConverter } from './payloadKeys';
 
 /**
  * For workflow tests: the real workflow code against Temporal's time-skipping test server, with
