@@ -1,3 +1,6 @@
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { ConfigError, loadConfig, requirePayloadKeys } from '../../src/config';
 import {
@@ -8,6 +11,7 @@ import {
   ServicePayloadCodec,
   UndecryptablePayloadError,
 } from '../../src/payloadCodec';
+import { keptPayloadKeys } from '../../src/stack/keptSecret';
 import { gzippedZeros, MiB } from '../support/gzipBomb';
 
 const keyOf = (fill: string) => Buffer.alloc(32, fill).toString('base64');
@@ -120,5 +124,29 @@ describe('PAYLOAD_KEYS', () => {
 
   it('is required of every process that talks to Temporal', () => {
     expect(() => requirePayloadKeys(loadConfig({}).codec)).toThrow(/^PAYLOAD_KEYS: not set/);
+  });
+});
+
+describe('the payload key npm start keeps', () => {
+  let dataDir: string;
+  beforeEach(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'webloom-keys-'));
+  });
+  afterEach(() => rm(dataDir, { recursive: true, force: true }));
+
+  it('is made once, readable by its owner only, and kept across starts', async () => {
+    const made = await keptPayloadKeys(dataDir);
+    expect(keysOf(made)[0].key.byteLength).toBe(32);
+    expect((await stat(path.join(dataDir, 'payload-keys'))).mode & 0o777).toBe(0o600);
+    expect(await keptPayloadKeys(dataDir)).toBe(made);
+    expect((await readFile(path.join(dataDir, 'payload-keys'), 'utf8')).trim()).toBe(made);
+  });
+
+  it('stops the start when its file is damaged, naming the file', async () => {
+    const file = path.join(dataDir, 'payload-keys');
+    await writeFile(file, 'local1:too-short\n');
+    const error = await keptPayloadKeys(dataDir).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(new RegExp(`^${file}: key "local1" is \\d+ bytes, not 32`));
   });
 });
