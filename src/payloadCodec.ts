@@ -155,7 +155,10 @@ export class ServicePayloadCodec implements PayloadCodec {
   }
 }
 
+/** Encodes failure messages and stack traces, so the codec encrypts them; workflow bundles take it too. */
+export const FAILURE_CONVERTER_PATH = require.resolve('./failureConverter');
+
 /** The data converter every client and worker of this service uses. */
 export function serviceDataConverter(keys: PayloadKeys): DataConverter {
-  return { payloadCodecs: [new ServicePayloadCodec(keys)] };
+  return { payloadCodecs: [new ServicePayloadCodec(keys)], failureConverterPath: FAILURE_CONVERTER_PATH };
 }

@@ -8,6 +8,7 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
+import { FAILURE_CONVERTER_PATH } from '../payloadCodec';
 import { parseDivergence, type Divergence } from './divergence';
 
 /**
@@ -28,7 +29,11 @@ export interface ReplayOutcome {
 export function bundleServiceWorkflows(
   workflowsPath = require.resolve('../workflows'),
 ): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') });
+  return bundleWorkflowCode({
+    workflowsPath,
+    failureConverterPath: FAILURE_CONVERTER_PATH,
+    logger: new DefaultLogger('WARN'),
+  });
 }
 
 export async function replayHistory(

@@ -6,6 +6,7 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { FAILURE_CONVERTER_PATH } from '../../src/payloadCodec';
 import { indexedSearchAttributes } from '../../src/registerSearchAttributes';
 import { testDataConverter as dataConverter } from './payloadKeys';
 
@@ -51,6 +52,7 @@ async function startTimeSkippingEnvironment(): Promise<TestWorkflowEnvironment> 
 export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
     workflowsPath: require.resolve('../../src/workflows'),
+    failureConverterPath: FAILURE_CONVERTER_PATH,
     logger: new DefaultLogger('WARN'),
   });
 }
