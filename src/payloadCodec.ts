@@ -27,7 +27,10 @@ const MIN_BYTES = 4096;
 const ORIGINAL_ENCODING = 'webloom-original-encoding';
 /** The encoding under the encryption (the payload's own, or gzip), restored on decrypting. */
 const SEALED_ENCODING = 'webloom-sealed-encoding';
-/** AES-GCM's recommended nonce size; random per payload, so one key seals far more payloads than any run makes. */
+/**
+ * AES-GCM's standard nonce size, random per payload: safe for 2^32 payloads per key (NIST SP
+ * 800-38D), millions of runs; rotation (docs/security.md) starts a new count.
+ */
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 

@@ -12,9 +12,9 @@ import type { ApiState } from '../state';
 /**
  * The remote codec the Temporal Web UI calls (POST /codec/decode and /codec/encode, Temporal's
  * codec server protocol: `{payloads: [{metadata: {k: base64}, data: base64}]}`), so encrypted
- * and compressed payloads read as JSON in the UI. The embedded stack points its UI here, at `/codec/<secret>`
- * (see codecAuth); browsers reach it across origins (see crossOrigin). What a request may
- * decompress to is capped per payload and per request (CODEC_MAX_PAYLOAD_BYTES,
+ * and compressed payloads read as JSON in the UI. The embedded stack points its UI here, at
+ * `/codec/<secret>` (see codecAuth); browsers reach it across origins (see crossOrigin). What a
+ * request may decompress to is capped per payload and per request (CODEC_MAX_PAYLOAD_BYTES,
  * CODEC_MAX_REQUEST_BYTES): a megabyte of gzip can inflate to a gigabyte.
  */
 
