@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { Client, Connection } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import type { History } from '@temporalio/common/lib/proto-utils';
@@ -304,6 +305,42 @@ describe('payload codec', () => {
       body: JSON.stringify({ payloads: [] }),
     });
     expect(decoded.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
+describe('payload keys at start', () => {
+  const DIST = path.resolve(__dirname, '..', '..', 'dist', 'src');
+  const run = ([program, ...args]: string[], keys: string | undefined) => {
+    const env = { ...(JSON.parse(process.env.TEST_STACK_ENV ?? '{}') as NodeJS.ProcessEnv), PAYLOAD_KEYS: keys };
+    if (keys === undefined) delete env.PAYLOAD_KEYS;
+    const result = spawnSync(process.execPath, [path.join(DIST, program!), ...args], {
+      env,
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    return { status: result.status, stderr: result.stderr.trim().split('\n').at(-1) };
+  };
+  const programs = [['api/main.js'], ['workers/main.js'], ['tools/replayRun.js', 'some/workflow/id']];
+
+  it('stops the API, a worker and the tools at start without PAYLOAD_KEYS, naming it', () => {
+    for (const program of programs) {
+      expect(run(program, undefined)).toEqual({
+        status: 1,
+        stderr: expect.stringMatching(/^configuration error: PAYLOAD_KEYS: not set/) as unknown,
+      });
+    }
+  });
+
+  it('stops them with a malformed key, naming the variable and not the key', () => {
+    const short = Buffer.alloc(16, 's').toString('base64');
+    for (const program of programs) {
+      const { status, stderr } = run(program, `k1:${short}`);
+      expect({ status, stderr }).toEqual({
+        status: 1,
+        stderr: expect.stringMatching(/^configuration error: PAYLOAD_KEYS: key "k1" is 16 bytes, not 32/) as unknown,
+      });
+      expect(stderr).not.toContain(short);
+    }
   });
 });
 
