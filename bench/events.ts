@@ -6,10 +6,10 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import { ulid } from 'ulid';
 import { createApiDeps, createApp } from '../src/api/app';
 import type { ApiState } from '../src/api/state';
-import { loadConfig } from '../src/config';
+import { loadConfig, requirePayloadKeys } from '../src/config';
 import { runIdOf, workflowIdOf } from '../src/events/streams';
 import { createLogger } from '../src/logger';
-import { dataConverter } from '../src/payloadCodec';
+import { serviceDataConverter } from '../src/payloadCodec';
 import { projectRoot, startStack, stopStack, type Stack } from '../test/support/localStack';
 import { sseMessages } from '../test/support/sseClient';
 import { fmt, percentile } from './common';
@@ -73,6 +73,7 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'warn',
   });
   const config = loadConfig({ ...stack.env, TASK_QUEUE_PREFIX: QUEUE_PREFIX, LOG_LEVEL: 'warn' });
+  const dataConverter = serviceDataConverter(requirePayloadKeys(config.codec));
   const connection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter });
   Runtime.install({ logger: new DefaultLogger('WARN') });

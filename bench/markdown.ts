@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { GzipPayloadCodec } from '../src/payloadCodec';
+import { testPayloadKeys } from '../test/support/payloadKeys';
+import { ServicePayloadCodec } from '../src/payloadCodec';
 import { startStack, stopStack, type Stack } from '../test/support/localStack';
 import { articlePage, callApi, fmt, load, percentile, servePage } from './common';
 
@@ -35,7 +36,7 @@ const runAt = (stack: Stack, url: string, total: number, concurrency: number, op
 async function activityMs(stack: Stack, ids: string[]): Promise<{ activity: number; download: number }> {
   const connection = await Connection.connect({ address: stack.temporalAddress });
   const client = new Client({ connection, namespace: stack.namespace });
-  const codec = new GzipPayloadCodec();
+  const codec = new ServicePayloadCodec(testPayloadKeys);
   const activityTimes: number[] = [];
   const downloadTimes: number[] = [];
   try {

@@ -1,10 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { ConfigError, loadConfig, modelProblem, type Config } from './config';
+import { ConfigError, loadConfig, modelProblem, PAYLOAD_KEYS_VARIABLE, type Config } from './config';
 import { spawnChild, waitUntil } from './stack/children';
 import { startDevServer } from './stack/devServer';
 import { Supervisor } from './stack/supervisor';
-import { keptSecret } from './stack/keptSecret';
+import { keptPayloadKeys, keptSecret } from './stack/keptSecret';
 import { findTemporalCli } from './stack/temporalCli';
 import { workerMetricsPort, workerProcesses } from './stack/workerProcesses';
 
@@ -55,6 +55,7 @@ async function startStack(config: Config, supervisor: Supervisor): Promise<void>
   }
   // The Web UI's way into /codec: it cannot send a key, so its endpoint carries this secret.
   env.CODEC_SECRET = config.codec.secret ?? (await keptSecret(config.dataDir, 'codec-secret', 'wl_codec_'));
+  if (!config.codec.keys) env[PAYLOAD_KEYS_VARIABLE] = await keptPayloadKeys(config.dataDir);
   const cli = await findTemporalCli(config.embedded.temporalCliPath, (line) => console.log(line));
   const devServer = {
     cliPath: cli,

@@ -1,9 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { ConfigError, loadConfig, modelProblem, type Config } from './config';
+import { ConfigError, formatPayloadKeys, loadConfig, modelProblem, type Config } from './config';
 import { startCluster } from './stack/cluster';
 import { API_REPLICAS } from './stack/clusterTopology';
-import { keptSecret } from './stack/keptSecret';
+import { keptPayloadKeys, keptSecret } from './stack/keptSecret';
 import { Supervisor } from './stack/supervisor';
 
 /**
@@ -74,6 +74,7 @@ async function run(config: Config, supervisor: Supervisor): Promise<void> {
     appEnv,
     taskQueues: config.taskQueues,
     codecEndpoint: ([first]) => `http://localhost:${first}/codec/${codecSecret}`,
+    payloadKeys: config.codec.keys ? formatPayloadKeys(config.codec.keys) : await keptPayloadKeys(config.dataDir),
     modelConfigured: !modelProblem(config.model),
     distDir: __dirname,
     temporalCliPath: config.embedded.temporalCliPath,

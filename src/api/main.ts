@@ -1,9 +1,9 @@
 import { Client, Connection } from '@temporalio/client';
-import { ConfigError, loadConfig, type Config } from '../config';
+import { ConfigError, loadConfig, requirePayloadKeys, type Config } from '../config';
 import { createLogger, type Logger } from '../logger';
 import { pruneFileCache } from '../cache/fileCache';
 import { connectionOptions } from '../temporalConnection';
-import { dataConverter } from '../payloadCodec';
+import { serviceDataConverter } from '../payloadCodec';
 import { createApiDeps, createApp } from './app';
 import { createHttpServer } from './httpServer';
 import { drain } from './shutdown';
@@ -29,6 +29,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel, 'api');
   if (config.apiKeys.size === 0)
     throw new ConfigError('API_KEYS', 'no API keys configured; set key:organization pairs');
+  const dataConverter = serviceDataConverter(requirePayloadKeys(config.codec));
   const connection = await connectWithRetry(config, logger);
   const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter });
   const deps = createApiDeps(config, client, logger);

@@ -1,22 +1,33 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** How often each renderer's memory is read: a page allocating fast overshoots by what it allocates in this time. */
 const SAMPLE_MS = 250;
 /** How often the process table is read for new renderers: a new page goes unwatched at most this long. */
 const SCAN_MS = 1_000;
 
-/** Parent of each process, from `/proc/<pid>/stat` (whose second field, the name, may hold spaces and parentheses). */
-async function parents(): Promise<Map<number, number>> {
-  const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name));
+/** A file of /proc, or undefined once its process is gone. */
+function procFile(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Parent of each process, from `/proc/<pid>/stat` (whose second field, the name, may hold spaces
+ * and parentheses). Read synchronously: a scan blocks for a millisecond or two, where the same
+ * reads through the thread pool cost ten times the CPU.
+ */
+function parents(): Map<number, number> {
   const parentOf = new Map<number, number>();
-  await Promise.all(
-    pids.map(async (pid) => {
-      const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
-      if (stat === undefined) return;
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (Number.isInteger(ppid)) parentOf.set(Number(pid), ppid);
-    }),
-  );
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    const stat = procFile(`/proc/${pid}/stat`);
+    if (stat === undefined) continue;
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (Number.isInteger(ppid)) parentOf.set(Number(pid), ppid);
+  }
   return parentOf;
 }
 
@@ -24,15 +35,13 @@ async function parents(): Promise<Map<number, number>> {
  * Whether the process's command line has `argument`. Chromium's forked children rewrite theirs
  * into one string (arguments apart by spaces, not NULs), so both count as separators.
  */
-async function hasArgument(pid: number, argument: string): Promise<boolean> {
-  const raw = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-  return raw.split(/[\0 ]/).includes(argument);
+function hasArgument(pid: number, argument: string): boolean {
+  return (procFile(`/proc/${pid}/cmdline`) ?? '').split(/[\0 ]/).includes(argument);
 }
 
 /** Resident memory of a process in bytes; undefined once it is gone. */
-async function residentBytes(pid: number): Promise<number | undefined> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => undefined);
-  const kb = status?.match(/^VmRSS:\s+(\d+) kB$/m)?.[1];
+function residentBytes(pid: number): number | undefined {
+  const kb = procFile(`/proc/${pid}/status`)?.match(/^VmRSS:\s+(\d+) kB$/m)?.[1];
   return kb === undefined ? undefined : Number(kb) * 1024;
 }
 
@@ -48,17 +57,15 @@ export class RendererMemoryWatch {
   private readonly renderers = new Set<number>();
   private browserPid?: number;
   private lastScan = 0;
-  private ticking = false;
   private timer?: NodeJS.Timeout;
 
   constructor(
     private readonly marker: string,
     private readonly maxBytes: number,
-    private readonly onKilled: (pid: number, bytes: number) => void = () => undefined,
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => void this.tick(), SAMPLE_MS);
+    this.timer = setInterval(() => this.tick(), SAMPLE_MS);
     this.timer.unref();
   }
 
@@ -66,13 +73,11 @@ export class RendererMemoryWatch {
     clearInterval(this.timer);
   }
 
-  private async tick(): Promise<void> {
-    if (this.ticking) return;
-    this.ticking = true;
+  private tick(): void {
     try {
-      if (Date.now() - this.lastScan >= SCAN_MS) await this.scan();
+      if (Date.now() - this.lastScan >= SCAN_MS) this.scan();
       for (const pid of this.renderers) {
-        const bytes = await residentBytes(pid);
+        const bytes = residentBytes(pid);
         if (bytes === undefined) this.renderers.delete(pid);
         else if (bytes > this.maxBytes) {
           this.renderers.delete(pid);
@@ -81,21 +86,18 @@ export class RendererMemoryWatch {
           } catch {
             // It ended by itself meanwhile.
           }
-          this.onKilled(pid, bytes);
         }
       }
     } catch {
       // No /proc (not Linux): the renderers' heap cap is all there is.
       this.stop();
-    } finally {
-      this.ticking = false;
     }
   }
 
-  private async scan(): Promise<void> {
+  private scan(): void {
     this.lastScan = Date.now();
-    const parentOf = await parents();
     const childrenOf = new Map<number, number[]>();
+    const parentOf = parents();
     for (const [pid, ppid] of parentOf) childrenOf.set(ppid, [...(childrenOf.get(ppid) ?? []), pid]);
     const descendants = (root: number): number[] => {
       const found: number[] = [];
@@ -105,16 +107,10 @@ export class RendererMemoryWatch {
       }
       return found;
     };
-    if (this.browserPid === undefined || !parentOf.has(this.browserPid)) {
-      this.browserPid = undefined;
-      for (const pid of descendants(process.pid))
-        if (await hasArgument(pid, this.marker)) {
-          this.browserPid = pid;
-          break;
-        }
-    }
+    if (this.browserPid === undefined || !parentOf.has(this.browserPid))
+      this.browserPid = descendants(process.pid).find((pid) => hasArgument(pid, this.marker));
     if (this.browserPid === undefined) return;
     for (const pid of descendants(this.browserPid))
-      if (!this.renderers.has(pid) && (await hasArgument(pid, '--type=renderer'))) this.renderers.add(pid);
+      if (!this.renderers.has(pid) && hasArgument(pid, '--type=renderer')) this.renderers.add(pid);
   }
 }

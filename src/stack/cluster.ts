@@ -44,6 +44,8 @@ export interface ClusterOptions {
   taskQueues: TaskQueues;
   /** Where the Web UI decodes payloads, given the API ports. */
   codecEndpoint: (apiPorts: number[]) => string;
+  /** PAYLOAD_KEYS of every API and worker process, which must all read each other's payloads. */
+  payloadKeys: string;
   modelConfigured: boolean;
   /** The built service, `dist/src`. */
   distDir: string;
@@ -208,6 +210,7 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
     postgresPassword,
     namespace: options.namespace,
     codecEndpoint: options.codecEndpoint(apis),
+    payloadKeys: options.payloadKeys,
     modelConfigured: options.modelConfigured,
   });
   const frontend = `${host}:${ports.frontend}`;

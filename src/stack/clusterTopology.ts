@@ -135,6 +135,8 @@ export interface ClusterSettings {
   namespace: string;
   /** Where the Web UI (in a browser) sends payloads to decode: an API's `/codec/<secret>`. */
   codecEndpoint: string;
+  /** PAYLOAD_KEYS: one set for every API and worker, or one could not read what another wrote. */
+  payloadKeys: string;
   /** Whether a model is configured: without one there is no model role to run. */
   modelConfigured: boolean;
   searchAttributes?: readonly SearchAttributeSpec[];
@@ -143,7 +145,7 @@ export interface ClusterSettings {
 export interface ClusterTopology {
   services: ServiceSpec[];
   setup: SetupStep[];
-  /** What every API and worker process is given to find the rest. */
+  /** What every API and worker process is given to find the rest, and to read each other's payloads. */
   appEnv: Record<string, string>;
 }
 
@@ -250,6 +252,7 @@ export function clusterTopology(settings: ClusterSettings): ClusterTopology {
     TEMPORAL_ADDRESS: temporalAddress,
     TEMPORAL_NAMESPACE: settings.namespace,
     REDIS_URL: `redis://${host}:${ports.redis}`,
+    PAYLOAD_KEYS: settings.payloadKeys,
   };
   const roles = CLUSTER_WORKER_ROLES.filter((role) => role !== 'model' || settings.modelConfigured);
   const services: ServiceSpec[] = [

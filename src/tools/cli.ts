@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
-import { ConfigError, loadConfig } from '../config';
-import { dataConverter } from '../payloadCodec';
+import { ConfigError, loadConfig, requirePayloadKeys } from '../config';
+import { serviceDataConverter } from '../payloadCodec';
 import { connectionOptions } from '../temporalConnection';
 
 /**
@@ -48,6 +48,7 @@ export async function runTool<A>(
   try {
     const args = readArgs();
     const config = loadConfig();
+    const dataConverter = serviceDataConverter(requirePayloadKeys(config.codec));
     connection = await Connection.connect(connectionOptions(config.temporal)).catch((err: Error) => {
       throw new ToolError(`cannot reach Temporal at ${config.temporal.address}: ${err.message}`);
     });

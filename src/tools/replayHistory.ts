@@ -1,3 +1,4 @@
+import type { DataConverter } from '@temporalio/common';
 import type { History } from '@temporalio/common/lib/proto-utils';
 import {
   bundleWorkflowCode,
@@ -7,7 +8,7 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { dataConverter } from '../payloadCodec';
+import { FAILURE_CONVERTER_PATH } from '../payloadCodec';
 import { parseDivergence, type Divergence } from './divergence';
 
 /**
@@ -28,13 +29,18 @@ export interface ReplayOutcome {
 export function bundleServiceWorkflows(
   workflowsPath = require.resolve('../workflows'),
 ): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') });
+  return bundleWorkflowCode({
+    workflowsPath,
+    failureConverterPath: FAILURE_CONVERTER_PATH,
+    logger: new DefaultLogger('WARN'),
+  });
 }
 
 export async function replayHistory(
   history: History,
   workflowId: string,
   workflowBundle: WorkflowBundleWithSourceMap,
+  dataConverter: DataConverter,
 ): Promise<ReplayOutcome> {
   const events = history.events ?? [];
   const options: ReplayWorkerOptions = { workflowBundle, dataConverter, replayName: 'webloom-replay' };

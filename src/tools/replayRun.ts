@@ -27,7 +27,7 @@ void runTool(
       bundleServiceWorkflows(),
     ]);
     console.log(`${workflowId}, run ${run.runId} (${run.type}, ${run.status.name.toLowerCase()})`);
-    const outcome = await replayHistory(history, workflowId, bundle);
+    const outcome = await replayHistory(history, workflowId, bundle, client.options.dataConverter);
     if (outcome.error) {
       console.log(`replayed ${outcome.events} events: the replay failed: ${outcome.error}`);
       return false;

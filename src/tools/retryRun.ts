@@ -1,6 +1,5 @@
 import type { Client, WorkflowExecutionStatusName } from '@temporalio/client';
 import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow/codec-helpers';
-import { loadDataConverter } from '@temporalio/common/lib/internal-non-workflow/data-converter-helpers';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { ulid } from 'ulid';
 import {
@@ -10,7 +9,6 @@ import {
   workflowIdOf,
   type StreamedOperationName,
 } from '../events/streams';
-import { dataConverter } from '../payloadCodec';
 import { runLabels } from '../runLabels';
 import { readToolArgs, runTool, ToolError } from './cli';
 
@@ -54,7 +52,7 @@ void runTool(
       );
     }
     const start = await originalStart(client, workflowId, run.runId);
-    const args = await decodeArrayFromPayloads(loadDataConverter(dataConverter), start.input?.payloads);
+    const args = await decodeArrayFromPayloads(client.options.loadedDataConverter, start.input?.payloads);
     const url = typeof run.memo?.url === 'string' ? run.memo.url : undefined;
     const labels = runLabels(parts.organization, parts.operation, url);
     const ulidOfRetry = ulid();

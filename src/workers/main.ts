@@ -1,6 +1,6 @@
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { ReadingPool } from '../activities/readingPool';
-import { ConfigError, loadConfig, modelProblem, type Config } from '../config';
+import { ConfigError, loadConfig, modelProblem, requirePayloadKeys, type Config } from '../config';
 import { createLogger, temporalLogger } from '../logger';
 import { createWorkerMetrics, type WorkerMetrics } from '../metrics/workerMetrics';
 import { freePort } from '../stack/devServer';
@@ -52,6 +52,8 @@ async function main(): Promise<void> {
       'WORKER_ROLES',
       `unknown role(s) ${unknown.join(', ')}; known: ${Object.keys(ROLES).join(', ')}`,
     );
+  // Each role needs the keys only once connected; a missing key should stop the process before that.
+  requirePayloadKeys(config.codec);
   // The SDK's exporter listens on loopback only: its text is served within our /metrics.
   const sdkMetricsAddress = `127.0.0.1:${await freePort()}`;
   Runtime.install({

@@ -1,8 +1,8 @@
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
-import type { Config } from '../config';
+import { requirePayloadKeys, type Config } from '../config';
 import { activityMetrics } from '../metrics/activityMetrics';
 import type { WorkerMetrics } from '../metrics/workerMetrics';
-import { dataConverter } from '../payloadCodec';
+import { serviceDataConverter } from '../payloadCodec';
 
 /**
  * After the grace period, activities still running are cancelled; this long after that, a worker
@@ -31,7 +31,7 @@ export function createServiceWorker(
   return Worker.create({
     connection,
     namespace: config.temporal.namespace,
-    dataConverter,
+    dataConverter: serviceDataConverter(requirePayloadKeys(config.codec)),
     interceptors: { activity: [activityMetrics(metrics)] },
     shutdownGraceTime: config.shutdownGraceMs,
     shutdownForceTime: config.shutdownGraceMs + FORCE_AFTER_GRACE_MS,

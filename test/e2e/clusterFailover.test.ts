@@ -4,6 +4,7 @@ import { CLUSTER_WORKER_ROLES } from '../../src/stack/clusterTopology';
 import { apiKey, apiUrls, post } from '../support/api';
 import { startFixtureServer, type FixtureServer, type Handler } from '../support/fixtureServer';
 import { testTopology } from '../support/localStack';
+import { testDataConverter } from '../support/payloadKeys';
 import type { FormatReply, StandInScript } from '../support/modelStandIn';
 import { startResearchCorpus } from '../support/researchCorpus';
 import { startSearchStandIn, type SearchStandIn } from '../support/searchStandIn';
@@ -168,6 +169,7 @@ const research = (at: string, query: string) =>
     client = new Client({
       connection,
       namespace: process.env.TEST_TEMPORAL_NAMESPACE,
+      dataConverter: testDataConverter,
     });
     fixtures = await startFixtureServer({
       '/markdown-1': article('Markdown one'),

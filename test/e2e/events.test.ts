@@ -10,7 +10,7 @@ import type { ApiState } from '../../src/api/state';
 import { loadConfig } from '../../src/config';
 import type { StreamedOperationName } from '../../src/events/streams';
 import { createLogger } from '../../src/logger';
-import { dataConverter } from '../../src/payloadCodec';
+import { testDataConverter as dataConverter } from '../support/payloadKeys';
 import { apiKey, apiUrl } from '../support/api';
 import { sdkEventChecker } from '../support/sdkEventSchemas';
 import { SseStream } from '../support/sseClient';

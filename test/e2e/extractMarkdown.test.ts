@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import iconv from 'iconv-lite';
 import { parse as parseYaml } from 'yaml';
 import { post } from '../support/api';
+import { testDataConverter } from '../support/payloadKeys';
 import { html, redirect, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 
 const ARTICLE = `<!doctype html>
@@ -228,7 +229,12 @@ describe('POST /extract/markdown', () => {
     expect(workflowId).toMatch(/^test-org\/extract-markdown\/[0-9A-Z]{26}$/);
     const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS });
     try {
-      const client = new Client({ connection, namespace: process.env.TEST_TEMPORAL_NAMESPACE });
+      // The memo is encrypted with the other payloads.
+      const client = new Client({
+        connection,
+        namespace: process.env.TEST_TEMPORAL_NAMESPACE,
+        dataConverter: testDataConverter,
+      });
       const description = await client.workflow.getHandle(workflowId).describe();
       expect(description.status.name).toBe('COMPLETED');
       expect(description.memo).toMatchObject({

@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { createApiDeps, createApp } from '../../src/api/app';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
-import { dataConverter } from '../../src/payloadCodec';
+import { testDataConverter as dataConverter } from '../support/payloadKeys';
 import { spawnChild, waitUntil, type Child } from '../../src/stack/children';
 import { freePort } from '../../src/stack/devServer';
 import { apiKey, apiUrl, post } from '../support/api';

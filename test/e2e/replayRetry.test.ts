@@ -6,7 +6,7 @@ import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-wor
 import { loadDataConverter } from '@temporalio/common/lib/internal-non-workflow/data-converter-helpers';
 import { ulid } from 'ulid';
 import { parseWorkflowId, workflowIdOf } from '../../src/events/streams';
-import { dataConverter } from '../../src/payloadCodec';
+import { testDataConverter as dataConverter } from '../support/payloadKeys';
 import { runLabels } from '../../src/runLabels';
 import { ERROR_CODE, OPERATION, ORGANIZATION, OUTCOME, URL_HOST } from '../../src/searchAttributes';
 import type { ResearchInput } from '../../src/workflows';

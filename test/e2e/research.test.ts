@@ -5,7 +5,7 @@ import { createApiDeps, createApp } from '../../src/api/app';
 import { loadConfig } from '../../src/config';
 import type { ResearchEvents } from '../../src/events/research';
 import { createLogger } from '../../src/logger';
-import { dataConverter } from '../../src/payloadCodec';
+import { testDataConverter as dataConverter } from '../support/payloadKeys';
 import { apiKey, apiUrl, call } from '../support/api';
 import type { FixtureServer } from '../support/fixtureServer';
 import { CORPUS, DISALLOWED_PATH, FAILING_PATH, SLOW_PATH } from '../support/researchCorpus';

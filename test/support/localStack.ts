@@ -2,7 +2,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../src/config';
+import { loadConfig, PAYLOAD_KEYS_VARIABLE } from '../../src/config';
 import { spawnChild, waitUntil, type Child } from '../../src/stack/children';
 import { startCluster } from '../../src/stack/cluster';
 import { API_REPLICAS } from '../../src/stack/clusterTopology';
@@ -10,6 +10,7 @@ import { freePort, startDevServer } from '../../src/stack/devServer';
 import { Supervisor } from '../../src/stack/supervisor';
 import { workerProcesses } from '../../src/stack/workerProcesses';
 import { startModelStandIn } from './modelStandIn';
+import { TEST_PAYLOAD_KEYS } from './payloadKeys';
 import { findTemporalCli } from '../../src/stack/temporalCli';
 
 /**
@@ -93,6 +94,7 @@ export async function startStack(
     HOST: '127.0.0.1',
     API_KEYS: `${apiKey}:test-org,${otherOrgKey}:other-org`,
     CODEC_SECRET: 'test-codec-secret-0123456789',
+    [PAYLOAD_KEYS_VARIABLE]: TEST_PAYLOAD_KEYS,
     ALLOW_INTERNAL_HOSTS: `${FIXTURE_HOST},${OTHER_FIXTURE_HOST}`,
     LOG_LEVEL: 'info',
     BODY_LIMIT_BYTES: '65536',
@@ -214,6 +216,7 @@ async function startClusterStack(
       appEnv: baseEnv,
       taskQueues: config.taskQueues,
       codecEndpoint: ([first]) => `http://localhost:${first}/codec/${config.codec.secret}`,
+      payloadKeys: TEST_PAYLOAD_KEYS,
       modelConfigured: true,
       distDir: path.join(projectRoot(), 'dist/src'),
       temporalCliPath: process.env.TEMPORAL_CLI_PATH,

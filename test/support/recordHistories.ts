@@ -6,6 +6,7 @@ import { decide } from './agentScript';
 import { startAutomateSite } from './automateSite';
 import { html, startFixtureServer } from './fixtureServer';
 import { projectRoot, startStack, stopStack, type Stack } from './localStack';
+import { testDataConverter } from './payloadKeys';
 import type { FormatReply, ScriptedReply } from './modelStandIn';
 import { startResearchCorpus } from './researchCorpus';
 import { startSearchStandIn } from './searchStandIn';
@@ -322,7 +323,8 @@ async function main(): Promise<void> {
   const shopPages: Pages = { url: (pathname) => `${shop.url}${pathname}` };
   const connection = await Connection.connect({ address: stack.temporalAddress });
   try {
-    const client = new Client({ connection, namespace: stack.namespace });
+    // Histories are kept as Temporal stores them (encrypted); the replay test decodes them with this key.
+    const client = new Client({ connection, namespace: stack.namespace, dataConverter: testDataConverter });
     await mkdir(HISTORIES, { recursive: true });
     for (const recording of RECORDINGS) {
       if (ONLY.length > 0 && !ONLY.some((prefix) => recording.name.startsWith(prefix))) continue;

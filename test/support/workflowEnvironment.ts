@@ -6,8 +6,9 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { dataConverter } from '../../src/payloadCodec';
+import { FAILURE_CONVERTER_PATH } from '../../src/payloadCodec';
 import { indexedSearchAttributes } from '../../src/registerSearchAttributes';
+import { testDataConverter as dataConverter } from './payloadKeys';
 
 /**
  * For workflow tests: the real workflow code against Temporal's time-skipping test server, with
@@ -51,6 +52,7 @@ async function startTimeSkippingEnvironment(): Promise<TestWorkflowEnvironment> 
 export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
     workflowsPath: require.resolve('../../src/workflows'),
+    failureConverterPath: FAILURE_CONVERTER_PATH,
     logger: new DefaultLogger('WARN'),
   });
 }

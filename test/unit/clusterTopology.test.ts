@@ -38,6 +38,7 @@ const settings = (overrides: Partial<ClusterSettings> = {}): ClusterSettings => 
   postgresPassword: 'pg-password',
   namespace: 'default',
   codecEndpoint: 'http://localhost:18080/codec/secret',
+  payloadKeys: `k1:${Buffer.alloc(32).toString('base64')}`,
   modelConfigured: true,
   ...overrides,
 });
@@ -67,12 +68,13 @@ describe('cluster topology', () => {
     expect(services.filter((service) => service.role === 'model')).toEqual([]);
   });
 
-  it('points every API and worker at the frontend, the namespace and the shared cache', () => {
+  it('points every API and worker at the frontend, the namespace and the shared cache, with the same payload keys', () => {
     const { services, appEnv } = clusterTopology(settings());
     expect(appEnv).toEqual({
       TEMPORAL_ADDRESS: '127.0.0.1:17233',
       TEMPORAL_NAMESPACE: 'default',
       REDIS_URL: 'redis://127.0.0.1:16379',
+      PAYLOAD_KEYS: `k1:${Buffer.alloc(32).toString('base64')}`,
     });
     for (const service of services.filter((s) => s.kind === 'api' || s.kind === 'worker'))
       expect(service.env).toMatchObject(appEnv);

@@ -43,6 +43,7 @@ function userEnv(): Record<string, string> {
   const samples: Record<string, string> = {
     API_KEYS: 'compose-test-key-0123456789:acme',
     CODEC_SECRET: 'compose-test-codec-secret',
+    PAYLOAD_KEYS: `compose:${Buffer.alloc(32).toString('base64')}`,
     POSTGRES_PASSWORD: 'compose-test-postgres-password',
     SEARXNG_SECRET: 'compose-test-searxng-secret',
   };
@@ -131,7 +132,7 @@ describe(FILE, () => {
 
   it('keeps secrets out of the file: each is required from .env, which git ignores', () => {
     const required = requiredVariables(readRepoFile(FILE));
-    expect(required).toEqual(['API_KEYS', 'CODEC_SECRET', 'POSTGRES_PASSWORD', 'SEARXNG_SECRET']);
+    expect(required).toEqual(['API_KEYS', 'CODEC_SECRET', 'PAYLOAD_KEYS', 'POSTGRES_PASSWORD', 'SEARXNG_SECRET']);
     const example = envExample();
     for (const name of required) expect({ name, example: example[name] }).toEqual({ name, example: '' });
     for (const name of APP_SERVICES)

@@ -53,6 +53,7 @@ const settings: ClusterSettings = {
   postgresPassword: 'pg-password',
   namespace: 'default',
   codecEndpoint: 'http://localhost:8080/codec/secret',
+  payloadKeys: `k1:${Buffer.alloc(32).toString('base64')}`,
   modelConfigured: true,
 };
 const topology = clusterTopology(settings);

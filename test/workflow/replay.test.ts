@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { dataConverter } from '../../src/payloadCodec';
 import * as workflows from '../../src/workflows';
+import { testDataConverter } from '../support/payloadKeys';
 import { bundleWorkflows, quietRuntime } from '../support/workflowEnvironment';
 
 /**
@@ -38,7 +38,10 @@ it('has a recorded history of every workflow type', () => {
 
 it('replays every recorded history against the current workflow code', async () => {
   const failures: string[] = [];
-  for await (const result of Worker.runReplayHistories({ workflowBundle, dataConverter }, histories)) {
+  for await (const result of Worker.runReplayHistories(
+    { workflowBundle, dataConverter: testDataConverter },
+    histories,
+  )) {
     if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
   }
   expect(failures).toEqual([]);

@@ -4,6 +4,7 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { describeDivergence } from '../../src/tools/divergence';
 import { bundleServiceWorkflows, replayHistory } from '../../src/tools/replayHistory';
+import { testDataConverter } from '../support/payloadKeys';
 import { quietRuntime } from '../support/workflowEnvironment';
 
 /**
@@ -28,11 +29,18 @@ beforeAll(async () => {
 
 it('replays a recorded run against the current workflows without divergence', async () => {
   const recorded = history('extractMarkdown-standard-fetched');
-  expect(await replayHistory(recorded, 'fetched', current)).toEqual({ events: recorded.events!.length });
+  expect(await replayHistory(recorded, 'fetched', current, testDataConverter)).toEqual({
+    events: recorded.events!.length,
+  });
 });
 
 it('finds the event of a command for another activity, which the core does not name', async () => {
-  const outcome = await replayHistory(history('extractMarkdown-standard-fetched'), 'fetched', divergent);
+  const outcome = await replayHistory(
+    history('extractMarkdown-standard-fetched'),
+    'fetched',
+    divergent,
+    testDataConverter,
+  );
   expect(outcome.divergence).toMatchObject({
     eventId: 5,
     taskCompletedAt: 4,
@@ -46,7 +54,7 @@ it('finds the event of a command for another activity, which the core does not n
 
 it('names the event where the code issues a command the history lacks', async () => {
   const recorded = history('extractJson-repair');
-  const outcome = await replayHistory(recorded, 'repair', divergent);
+  const outcome = await replayHistory(recorded, 'repair', divergent, testDataConverter);
   const last = recorded.events!.at(-1)!;
   expect(outcome.divergence).toMatchObject({
     eventId: Number(last.eventId),

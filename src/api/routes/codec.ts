@@ -3,18 +3,18 @@ import Router from '@koa/router';
 import getRawBody from 'raw-body';
 import type { Middleware } from 'koa';
 import type { Payload } from '@temporalio/common';
-import type { CodecSettings } from '../../config';
+import { requirePayloadKeys, type CodecSettings, type PayloadKeys } from '../../config';
 import { invalidField, ServiceError } from '../../errors';
-import { decodePayload, DecodedSizeError, GzipPayloadCodec } from '../../payloadCodec';
+import { decodePayload, DecodedSizeError, ServicePayloadCodec, UndecryptablePayloadError } from '../../payloadCodec';
 import { codecAuth } from '../middleware/codecAuth';
 import type { ApiState } from '../state';
 
 /**
  * The remote codec the Temporal Web UI calls (POST /codec/decode and /codec/encode, Temporal's
- * codec server protocol: `{payloads: [{metadata: {k: base64}, data: base64}]}`), so compressed
- * results read as JSON in the UI. The embedded stack points its UI here, at `/codec/<secret>`
- * (see codecAuth); browsers reach it across origins (see crossOrigin). What a request may
- * decompress to is capped per payload and per request (CODEC_MAX_PAYLOAD_BYTES,
+ * codec server protocol: `{payloads: [{metadata: {k: base64}, data: base64}]}`), so encrypted
+ * and compressed payloads read as JSON in the UI. The embedded stack points its UI here, at
+ * `/codec/<secret>` (see codecAuth); browsers reach it across origins (see crossOrigin). What a
+ * request may decompress to is capped per payload and per request (CODEC_MAX_PAYLOAD_BYTES,
  * CODEC_MAX_REQUEST_BYTES): a megabyte of gzip can inflate to a gigabyte.
  */
 
@@ -55,7 +55,7 @@ async function readPayloads(req: IncomingMessage): Promise<Payload[]> {
 }
 
 /** Decodes one payload after another, each within what the request has left of its cap. */
-async function decodeWithin(payloads: Payload[], limits: CodecSettings): Promise<Payload[]> {
+async function decodeWithin(payloads: Payload[], keys: PayloadKeys, limits: CodecSettings): Promise<Payload[]> {
   const tooLarge = () =>
     new ServiceError(
       'decoded_too_large',
@@ -67,9 +67,11 @@ async function decodeWithin(payloads: Payload[], limits: CodecSettings): Promise
   for (const [index, payload] of payloads.entries()) {
     let result: Payload;
     try {
-      result = await decodePayload(payload, Math.max(1, Math.min(limits.maxPayloadBytes, remaining)));
+      result = await decodePayload(payload, keys, Math.max(1, Math.min(limits.maxPayloadBytes, remaining)));
     } catch (err) {
       if (err instanceof DecodedSizeError) throw tooLarge();
+      if (err instanceof UndecryptablePayloadError)
+        throw invalidField(`payloads[${index}] cannot be decrypted: ${err.message}`);
       throw invalidField(`payloads[${index}].data is not valid gzip`);
     }
     remaining -= result.data?.byteLength ?? 0;
@@ -79,15 +81,15 @@ async function decodeWithin(payloads: Payload[], limits: CodecSettings): Promise
   return decoded;
 }
 
-function decodeRoute(limits: CodecSettings): Middleware<ApiState> {
+function decodeRoute(keys: PayloadKeys, limits: CodecSettings): Middleware<ApiState> {
   return async (ctx) => {
-    const decoded = await decodeWithin(await readPayloads(ctx.req), limits);
+    const decoded = await decodeWithin(await readPayloads(ctx.req), keys, limits);
     ctx.body = { payloads: decoded.map(toJson) };
   };
 }
 
-function encodeRoute(): Middleware<ApiState> {
-  const codec = new GzipPayloadCodec();
+function encodeRoute(keys: PayloadKeys): Middleware<ApiState> {
+  const codec = new ServicePayloadCodec(keys);
   return async (ctx) => {
     const encoded = await codec.encode(await readPayloads(ctx.req));
     ctx.body = { payloads: encoded.map(toJson) };
@@ -97,8 +99,9 @@ function encodeRoute(): Middleware<ApiState> {
 export function codecRouter(keys: ReadonlyMap<string, string>, settings: CodecSettings): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/codec' });
   const auth = codecAuth(keys, settings.secret);
-  const decode = decodeRoute(settings);
-  const encode = encodeRoute();
+  const payloadKeys = requirePayloadKeys(settings);
+  const decode = decodeRoute(payloadKeys, settings);
+  const encode = encodeRoute(payloadKeys);
   for (const prefix of ['', '/:secret']) {
     router.post(`${prefix}/decode`, auth, decode);
     router.post(`${prefix}/encode`, auth, encode);
