@@ -1,9 +1,9 @@
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import { checkFill, checkNavigation, checkSubmission, type FirewallVerdict } from '../automate/firewall';
 import type { BrowserAction, FieldFacts, FirewallPolicy, ValueSource } from '../operations/automate';
 import type { BrowserSession } from './browserSession';
 import { elementFacts, focusedFacts, formKey, type ElementFacts } from './elementFacts';
-import { ACTION_TIMEOUT_MS, elementOf } from './pageActions';
+import { ACTION_TIMEOUT_MS, elementOf, webUrl } from './pageActions';
 
 const ALLOWED: FirewallVerdict = { allowed: true };
 
@@ -11,6 +11,27 @@ const ALLOWED: FirewallVerdict = { allowed: true };
 function isEnter(key: string): boolean {
   return key === 'Enter' || key === 'NumpadEnter';
 }
+
+const ACTIVATING_KEYS = new Set(['Enter', 'NumpadEnter', 'Space', ' ']);
+
+/**
+ * A key that activates a link, button or form (Enter, Space) pressed with a modifier: Chromium
+ * may then open what it sets off in a new window or tab (Shift+Enter in a field, Shift+Space on a
+ * submit button do), and that window's first request leaves before the session's request check
+ * (navigationVerdict) is attached to it.
+ */
+function opensElsewhere(key: string): boolean {
+  const parts = key.split('+');
+  const main = parts.pop() || '+';
+  return parts.length > 0 && ACTIVATING_KEYS.has(main);
+}
+
+const NEW_WINDOW_REFUSAL: FirewallVerdict = {
+  allowed: false,
+  reason:
+    'action firewall: Enter or Space may not be pressed with Shift, Control, Alt or Meta: the browser would open ' +
+    'what it sets off in a new window, past the firewall',
+};
 
 /** The submission the facts describe, checked with the caller's consent as this session recorded it. */
 function submissionVerdict(
@@ -70,6 +91,7 @@ export async function actionVerdict(
       return opening.allowed ? submissionVerdict(session, page, facts, policy) : opening;
     }
     case 'press': {
+      if (opensElsewhere(action.key)) return NEW_WINDOW_REFUSAL;
       if (!isEnter(action.key)) return ALLOWED;
       const facts = action.ref
         ? await elementFacts(await elementOf(page, action.ref), 'enter', ACTION_TIMEOUT_MS)
@@ -78,5 +100,30 @@ export async function actionVerdict(
     }
     default:
       return ALLOWED;
+  }
+}
+
+/**
+ * The firewall's decision on a document navigation about to leave the session's browser, in any
+ * frame or window, whatever set it off: a key, a script's `form.submit()`, the page itself. No
+ * gesture gets around a check on the request: its URL may not carry the caller's values to an
+ * untrusted host, and a POST to an untrusted host needs the caller's consent to that very form.
+ */
+export function navigationVerdict(session: BrowserSession, request: Request): FirewallVerdict {
+  const policy = session.firewall;
+  if (!policy?.enabled || !request.isNavigationRequest() || !webUrl(request.url())) return ALLOWED;
+  const opening = checkNavigation(request.url(), policy);
+  if (!opening.allowed || request.method() === 'GET') return opening;
+  const form = { method: 'post' as const, action: request.url() };
+  const consented = session.consentedForms.has(formKey(senderUrl(request), form));
+  return checkSubmission(form, new URL(request.url()).hostname, policy, consented);
+}
+
+/** The URL of the document sending the request; none for a new window's first, which has no frame yet. */
+function senderUrl(request: Request): string {
+  try {
+    return request.frame().url();
+  } catch {
+    return '';
   }
 }

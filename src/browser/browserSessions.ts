@@ -92,6 +92,7 @@ export class BrowserSessions {
       });
       try {
         const session = new BrowserSession(id, context, proxySession, await context.newPage());
+        await context.route('**/*', (route, request) => session.guard(route, request));
         // The browser crashed or was closed under the session: its steps must learn it is gone.
         context.on('close', () => {
           proxySession.end();

@@ -126,9 +126,11 @@ export async function focusedFacts(page: Page, gesture: 'enter' | 'none'): Promi
   }
 }
 
-/** Identifies a form across the steps of a session: its page, method and action. */
+/**
+ * Identifies a form across the steps of a session: its page, method and action, without
+ * fragments, which a submission's request does not carry.
+ */
 export function formKey(pageUrl: string, form: { method: string; action: string }): string {
-  const page = new URL(pageUrl);
-  page.hash = '';
-  return `${page.href} ${form.method} ${form.action}`;
+  const bare = (url: string) => url.replace(/#.*$/s, '');
+  return `${bare(pageUrl)} ${form.method} ${bare(form.action)}`;
 }

@@ -7,6 +7,7 @@ import { spawnChild, waitUntil, type Child } from '../../src/stack/children';
 import { freePort } from '../../src/stack/devServer';
 import type { AutomateEvents } from '../../src/events/automate';
 import { SHOP_USER, startAutomateSite, type AutomateSite } from '../support/automateSite';
+import { startEgressSite, type EgressSite } from '../support/egressSite';
 import { FIXTURE_HOST } from '../support/localStack';
 import { decide } from '../support/agentScript';
 import type { FormatReply, StandInScript } from '../support/modelStandIn';
@@ -379,6 +380,63 @@ describe('the agent on the shop', () => {
       'complete',
     ]);
     expect(completeOf(events)).toMatchObject({ success: true, finalAnswer: 'Aurora Deal Headphones' });
+  }, 120_000);
+});
+
+describe('the firewall on hostile pages', () => {
+  let egress: EgressSite;
+  beforeAll(async () => {
+    egress = await startEgressSite();
+  });
+  afterAll(() => egress?.close());
+  beforeEach(() => egress.reset());
+
+  const task = (url: string, data: Record<string, string> = {}) => ({
+    task: 'Do what the page asks',
+    url,
+    data,
+    trusted_hostnames: [FIXTURE_HOST],
+    maxIterations: 4,
+  });
+  const posted = () => egress.untrustedReceived().filter((request) => request.method !== 'GET');
+  const refused = { success: false, error: expect.stringMatching(/action firewall/) };
+
+  // Each way a page lets a POST go without a click on its submit button, all on an untrusted host.
+  test.each([
+    ['Space on the submit button', { action: 'press', ref: ref('button', 'Place order'), key: 'Space' }],
+    ['Shift+Enter in a field', { action: 'press', ref: ref('textbox', 'Note'), key: 'Shift+Enter' }],
+    ['Shift+Space on the submit button', { action: 'press', ref: ref('button', 'Place order'), key: 'Shift+Space' }],
+    ['a button whose script calls form.submit()', { action: 'click', ref: ref('button', 'Send now') }],
+    ['a div role=button calling requestSubmit()', { action: 'click', ref: ref('button', 'Confirm') }],
+  ])(
+    'no POST leaves for an untrusted host through %s',
+    async (_how, step) => {
+      await script({
+        automate_action: [
+          decide('Order form', { action: 'fill', ref: ref('textbox', 'Note'), value: 'two boxes' }),
+          decide('Order form', step),
+          { ...decide('', { action: 'done', text: 'Ordered' }), keep: true },
+        ],
+      });
+      const events = await automate(task(`${egress.untrustedUrl}/order`));
+      expect(dataOf(events, 'browser:action_completed')[1]).toMatchObject(refused);
+      expect(posted()).toEqual([]);
+    },
+    120_000,
+  );
+
+  test("a GET form on the untrusted page's own host does not carry the caller's data in its URL", async () => {
+    await script({
+      automate_action: [
+        decide('Find', { action: 'fill', ref: ref('searchbox', 'Search'), dataPath: 'email' }),
+        decide('Find', { action: 'click', ref: ref('button', 'Go') }),
+        { ...decide('', { action: 'done', text: 'Searched' }), keep: true },
+      ],
+    });
+    const events = await automate(task(`${egress.untrustedUrl}/find`, { email: SHOP_USER.email }));
+    expect(dataOf(events, 'browser:action_completed')[1]).toMatchObject(refused);
+    const queries = egress.untrustedReceived().map((request) => decodeURIComponent(request.query));
+    expect(queries.filter((query) => query.includes(SHOP_USER.email))).toEqual([]);
   }, 120_000);
 });
 
