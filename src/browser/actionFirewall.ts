@@ -1,11 +1,12 @@
 import type { Page, Request } from 'playwright-core';
 import { checkFill, checkNavigation, checkSubmission, type FirewallVerdict } from '../automate/firewall';
-import type { BrowserAction, FieldFacts, FirewallPolicy, ValueSource } from '../operations/automate';
+import type { BrowserAction, FirewallPolicy, ValueSource } from '../operations/automate';
 import type { BrowserSession } from './browserSession';
 import { elementFacts, focusedFacts, formKey, type ElementFacts } from './elementFacts';
 import { ACTION_TIMEOUT_MS, elementOf, webUrl } from './pageActions';
 
 const ALLOWED: FirewallVerdict = { allowed: true };
+const OPAQUE_ORIGIN = 'a sandboxed frame';
 
 /** Enter, alone: the key a browser submits a form with from one of its fields. */
 function isEnter(key: string): boolean {
@@ -33,34 +34,41 @@ const NEW_WINDOW_REFUSAL: FirewallVerdict = {
     'what it sets off in a new window, past the firewall',
 };
 
+/**
+ * The host of the element's own document: a frame's, not the page's it is shown in. An opaque
+ * origin (a sandboxed frame) is no host anyone trusted.
+ */
+function hostOf(facts: ElementFacts): string {
+  return facts.origin === 'null' ? OPAQUE_ORIGIN : new URL(facts.origin).hostname;
+}
+
 /** The submission the facts describe, checked with the caller's consent as this session recorded it. */
 function submissionVerdict(
   session: BrowserSession,
-  page: Page,
   facts: ElementFacts | undefined,
   policy: FirewallPolicy,
 ): FirewallVerdict {
   if (!facts?.submits) return ALLOWED;
-  const consented = session.consentedForms.has(formKey(page.url(), facts.submits));
-  return checkSubmission(facts.submits, new URL(page.url()).hostname, policy, consented);
+  const consented = session.consentedForms.has(formKey(facts.documentUrl, facts.submits));
+  return checkSubmission(facts.submits, hostOf(facts), policy, consented);
 }
 
 /**
- * The firewall's decision on typing `value` into a field, recording the caller's consent to the
- * field's form when the caller's own answer goes in (a later submission of it is theirs), and
- * the values the model must not read back.
+ * The firewall's decision on typing `value` into the field the facts describe, recording the
+ * caller's consent to the field's form when the caller's own answer goes in (a later submission
+ * of it is theirs), and the values the model must not read back.
  */
 export function fillVerdict(
   session: BrowserSession,
-  page: Page,
-  field: FieldFacts,
+  facts: ElementFacts,
   value: string,
   source: ValueSource,
   policy: FirewallPolicy,
 ): FirewallVerdict {
-  const verdict = checkFill(field, value, source, new URL(page.url()).hostname, policy);
+  const { field } = facts;
+  const verdict = checkFill(field, value, source, hostOf(facts), policy);
   if (!verdict.allowed) return verdict;
-  if (source === 'caller' && field.form) session.consentedForms.add(formKey(page.url(), field.form));
+  if (source === 'caller' && field.form) session.consentedForms.add(formKey(facts.documentUrl, field.form));
   session.secrets.typed(field, value, source);
   return verdict;
 }
@@ -83,12 +91,12 @@ export async function actionVerdict(
       return checkNavigation(action.url, policy);
     case 'fill': {
       const facts = await elementFacts(await elementOf(page, action.ref), 'none', ACTION_TIMEOUT_MS);
-      return fillVerdict(session, page, facts.field, action.value, action.source, policy);
+      return fillVerdict(session, facts, action.value, action.source, policy);
     }
     case 'click': {
       const facts = await elementFacts(await elementOf(page, action.ref), 'click', ACTION_TIMEOUT_MS);
       const opening = facts.opens ? checkNavigation(facts.opens, policy) : ALLOWED;
-      return opening.allowed ? submissionVerdict(session, page, facts, policy) : opening;
+      return opening.allowed ? submissionVerdict(session, facts, policy) : opening;
     }
     case 'press': {
       if (opensElsewhere(action.key)) return NEW_WINDOW_REFUSAL;
@@ -96,7 +104,7 @@ export async function actionVerdict(
       const facts = action.ref
         ? await elementFacts(await elementOf(page, action.ref), 'enter', ACTION_TIMEOUT_MS)
         : await focusedFacts(page, 'enter');
-      return submissionVerdict(session, page, facts, policy);
+      return submissionVerdict(session, facts, policy);
     }
     default:
       return ALLOWED;

@@ -1,4 +1,4 @@
-import type { Locator, Page } from 'playwright-core';
+import type { Frame, Locator, Page } from 'playwright-core';
 import type { FieldFacts } from '../operations/automate';
 
 /** What the firewall is told about an element before the agent acts on it. */
@@ -8,6 +8,12 @@ export interface ElementFacts {
   submits?: { method: 'get' | 'post'; action: string };
   /** The address a click on the element would open: the link it is in. */
   opens?: string;
+  /**
+   * The origin of the element's own document (its frame's, not the top page's), `null` when
+   * opaque (a sandboxed frame), and that document's URL: the page the element's values go to.
+   */
+  origin: string;
+  documentUrl: string;
 }
 
 /**
@@ -99,15 +105,17 @@ function inspect(element: Element, gesture: 'click' | 'enter' | 'none'): Element
             'button:not([type]), button[type="submit"], input[type="submit"], input[type="image"]',
           ) ?? element);
   }
+  // The script runs in the element's own frame: its origin is the frame's.
+  const where = { origin: self.origin, documentUrl: element.ownerDocument.URL };
   const submittedForm = submitter && formOf(submitter);
   if (submitter && submittedForm) {
     const { method, action } = formFacts(
       submittedForm,
       submitter === element && tag === 'input' ? undefined : submitter,
     );
-    if (method !== 'dialog') return { field, submits: { method, action }, opens };
+    if (method !== 'dialog') return { field, submits: { method, action }, opens, ...where };
   }
-  return { field, opens };
+  return { field, opens, ...where };
 }
 
 /** The facts of the element `locator` points to, for the firewall; `gesture` is what the agent is about to do. */
@@ -115,15 +123,28 @@ export function elementFacts(locator: Locator, gesture: 'click' | 'enter' | 'non
   return locator.evaluate(inspect, gesture, { timeout });
 }
 
-/** The same for the element that has the focus (a key press without a ref). */
+/** Frames inside frames followed to the focused element at most: deeper nesting is a page's trick, not a form. */
+const MAX_FRAME_DEPTH = 8;
+
+/**
+ * The same for the element that has the focus (a key press without a ref). A frame's document
+ * shows the frame element as its active element, so the focus is followed into frames.
+ */
 export async function focusedFacts(page: Page, gesture: 'enter' | 'none'): Promise<ElementFacts | undefined> {
-  const focused = await page.evaluateHandle(() => document.activeElement);
-  try {
-    const element = focused.asElement();
-    return element ? await element.evaluate(inspect, gesture) : undefined;
-  } finally {
-    await focused.dispose();
+  let frame: Frame = page.mainFrame();
+  for (let depth = 0; depth <= MAX_FRAME_DEPTH; depth++) {
+    const focused = await frame.evaluateHandle(() => document.activeElement);
+    try {
+      const element = focused.asElement();
+      if (!element) return undefined;
+      const inner = await element.contentFrame();
+      if (!inner) return await element.evaluate(inspect, gesture);
+      frame = inner;
+    } finally {
+      await focused.dispose();
+    }
   }
+  return undefined;
 }
 
 /**

@@ -419,8 +419,8 @@ describe('the firewall on hostile pages', () => {
         ],
       });
       const events = await automate(task(`${egress.untrustedUrl}/order`));
-      expect(dataOf(events, 'browser:action_completed')[1]).toMatchObject(refused);
       expect(posted()).toEqual([]);
+      expect(dataOf(events, 'browser:action_completed')[1]).toMatchObject(refused);
     },
     120_000,
   );
@@ -434,9 +434,39 @@ describe('the firewall on hostile pages', () => {
       ],
     });
     const events = await automate(task(`${egress.untrustedUrl}/find`, { email: SHOP_USER.email }));
-    expect(dataOf(events, 'browser:action_completed')[1]).toMatchObject(refused);
     const queries = egress.untrustedReceived().map((request) => decodeURIComponent(request.query));
     expect(queries.filter((query) => query.includes(SHOP_USER.email))).toEqual([]);
+    expect(dataOf(events, 'browser:action_completed')[1]).toMatchObject(refused);
+  }, 120_000);
+
+  test("an untrusted frame on a trusted page gets no password, and its form's POST does not leave", async () => {
+    await script({
+      automate_action: [
+        decide('Framed login', { action: 'fill', ref: ref('textbox', 'Secret'), dataPath: 'password' }),
+        decide('Framed login', { action: 'click', ref: ref('button', 'Sign in') }),
+        { ...decide('', { action: 'done', text: 'Signed in' }), keep: true },
+      ],
+    });
+    const events = await automate(task(`${egress.trustedUrl}/framed`, { password: SHOP_USER.password }));
+    expect(posted()).toEqual([]);
+    const outcomes = dataOf(events, 'browser:action_completed');
+    expect(outcomes[0]).toMatchObject(refused);
+    expect(outcomes[1]).toMatchObject(refused);
+  }, 120_000);
+
+  test("a trusted page's form that sends to an untrusted host gets no password and does not send", async () => {
+    await script({
+      automate_action: [
+        decide('Partner login', { action: 'fill', ref: ref('textbox', 'Passphrase'), dataPath: 'password' }),
+        decide('Partner login', { action: 'click', ref: ref('button', 'Continue') }),
+        { ...decide('', { action: 'done', text: 'Continued' }), keep: true },
+      ],
+    });
+    const events = await automate(task(`${egress.trustedUrl}/elsewhere`, { password: SHOP_USER.password }));
+    expect(posted()).toEqual([]);
+    const outcomes = dataOf(events, 'browser:action_completed');
+    expect(outcomes[0]).toMatchObject(refused);
+    expect(outcomes[1]).toMatchObject(refused);
   }, 120_000);
 });
 
