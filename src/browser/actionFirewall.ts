@@ -6,7 +6,7 @@ import { elementFacts, focusedFacts, formKey, type ElementFacts } from './elemen
 import { ACTION_TIMEOUT_MS, elementOf, webUrl } from './pageActions';
 
 const ALLOWED: FirewallVerdict = { allowed: true };
-const OPAQUE_ORIGIN = 'a sandboxed frame';
+const OPAQUE_ORIGIN = 'a document of opaque origin';
 
 /** Enter, alone: the key a browser submits a form with from one of its fields. */
 function isEnter(key: string): boolean {
@@ -36,7 +36,7 @@ const NEW_WINDOW_REFUSAL: FirewallVerdict = {
 
 /**
  * The host of the element's own document: a frame's, not the page's it is shown in. An opaque
- * origin (a sandboxed frame) is no host anyone trusted.
+ * origin (a `data:` frame) is no host anyone trusted.
  */
 function hostOf(facts: ElementFacts): string {
   return facts.origin === 'null' ? OPAQUE_ORIGIN : new URL(facts.origin).hostname;

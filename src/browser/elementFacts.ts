@@ -1,4 +1,4 @@
-import type { Frame, Locator, Page } from 'playwright-core';
+import type { ElementHandle, Frame, Locator, Page } from 'playwright-core';
 import type { FieldFacts } from '../operations/automate';
 
 /** What the firewall is told about an element before the agent acts on it. */
@@ -10,18 +10,21 @@ export interface ElementFacts {
   opens?: string;
   /**
    * The origin of the element's own document (its frame's, not the top page's), `null` when
-   * opaque (a sandboxed frame), and that document's URL: the page the element's values go to.
+   * opaque, and that document's URL: the page the element's values go to.
    */
   origin: string;
   documentUrl: string;
 }
+
+/** What the element's own document says of it; where that document comes from, the browser tells. */
+type DomFacts = Omit<ElementFacts, 'origin' | 'documentUrl'>;
 
 /**
  * Runs in the page, so it must hold all it uses. A form's named controls shadow its own
  * properties (`<input name="action">` is `form.action`), so its attributes are read through the
  * prototypes instead.
  */
-function inspect(element: Element, gesture: 'click' | 'enter' | 'none'): ElementFacts {
+function inspect(element: Element, gesture: 'click' | 'enter' | 'none'): DomFacts {
   const attribute = (el: Element, name: string): string | undefined =>
     Element.prototype.getAttribute.call(el, name) ?? undefined;
   const text = (value: string | null | undefined): string => (value ?? '').replace(/\s+/g, ' ').trim().slice(0, 200);
@@ -105,25 +108,53 @@ function inspect(element: Element, gesture: 'click' | 'enter' | 'none'): Element
             'button:not([type]), button[type="submit"], input[type="submit"], input[type="image"]',
           ) ?? element);
   }
-  // The script runs in the element's own frame: its origin is the frame's.
-  const where = { origin: self.origin, documentUrl: element.ownerDocument.URL };
   const submittedForm = submitter && formOf(submitter);
   if (submitter && submittedForm) {
     const { method, action } = formFacts(
       submittedForm,
       submitter === element && tag === 'input' ? undefined : submitter,
     );
-    if (method !== 'dialog') return { field, submits: { method, action }, opens, ...where };
+    if (method !== 'dialog') return { field, submits: { method, action }, opens };
   }
-  return { field, opens, ...where };
+  return { field, opens };
+}
+
+/**
+ * Where the element's document comes from, from the browser's frame tree: the page's scripts run
+ * where `inspect` does and could claim any origin there (`self.origin` is replaceable). A frame
+ * showing about:blank or about:srcdoc has its parent's origin; any other non-web document
+ * (`data:`) has an opaque one.
+ */
+function documentOf(frame: Frame | null): Pick<ElementFacts, 'origin' | 'documentUrl'> {
+  const documentUrl = frame?.url() ?? '';
+  let creator = frame;
+  while (creator && !/^https?:/i.test(creator.url())) {
+    if (!/^about:(blank|srcdoc)$/i.test(creator.url())) return { origin: 'null', documentUrl };
+    creator = creator.parentFrame();
+  }
+  return { origin: creator ? new URL(creator.url()).origin : 'null', documentUrl };
+}
+
+async function factsOf(element: ElementHandle<Node>, gesture: 'click' | 'enter' | 'none'): Promise<ElementFacts> {
+  const facts = await element.evaluate(inspect, gesture);
+  return { ...facts, ...documentOf(await element.ownerFrame()) };
 }
 
 /** The facts of the element `locator` points to, for the firewall; `gesture` is what the agent is about to do. */
-export function elementFacts(locator: Locator, gesture: 'click' | 'enter' | 'none', timeout: number) {
-  return locator.evaluate(inspect, gesture, { timeout });
+export async function elementFacts(
+  locator: Locator,
+  gesture: 'click' | 'enter' | 'none',
+  timeout: number,
+): Promise<ElementFacts> {
+  const element = await locator.elementHandle({ timeout });
+  try {
+    return await factsOf(element, gesture);
+  } finally {
+    await element.dispose();
+  }
 }
 
-/** Frames inside frames followed to the focused element at most: deeper nesting is a page's trick, not a form. */
+/** How many frames deep the focus is followed: deeper nesting is a page's trick, not a form. */
 const MAX_FRAME_DEPTH = 8;
 
 /**
@@ -138,7 +169,7 @@ export async function focusedFacts(page: Page, gesture: 'enter' | 'none'): Promi
       const element = focused.asElement();
       if (!element) return undefined;
       const inner = await element.contentFrame();
-      if (!inner) return await element.evaluate(inspect, gesture);
+      if (!inner) return await factsOf(element, gesture);
       frame = inner;
     } finally {
       await focused.dispose();

@@ -439,9 +439,10 @@ describe('the firewall on hostile pages', () => {
     expect(dataOf(events, 'browser:action_completed')[1]).toMatchObject(refused);
   }, 120_000);
 
-  test("an untrusted frame on a trusted page gets no password, and its form's POST does not leave", async () => {
+  test('an untrusted frame on a trusted page, claiming the trusted origin, gets no password; its POST does not leave', async () => {
     await script({
       automate_action: [
+        decide('Framed login', { action: 'fill', ref: ref('textbox', 'PIN'), dataPath: 'password' }),
         decide('Framed login', { action: 'fill', ref: ref('textbox', 'Secret'), dataPath: 'password' }),
         decide('Framed login', { action: 'click', ref: ref('button', 'Sign in') }),
         { ...decide('', { action: 'done', text: 'Signed in' }), keep: true },
@@ -450,8 +451,7 @@ describe('the firewall on hostile pages', () => {
     const events = await automate(task(`${egress.trustedUrl}/framed`, { password: SHOP_USER.password }));
     expect(posted()).toEqual([]);
     const outcomes = dataOf(events, 'browser:action_completed');
-    expect(outcomes[0]).toMatchObject(refused);
-    expect(outcomes[1]).toMatchObject(refused);
+    expect(outcomes.slice(0, 3)).toEqual(Array(3).fill(expect.objectContaining(refused)));
   }, 120_000);
 
   test("a trusted page's form that sends to an untrusted host gets no password and does not send", async () => {

@@ -14,7 +14,9 @@ import { FIXTURE_HOST, OTHER_FIXTURE_HOST } from './localStack';
  *   `div role=button` "Confirm" whose script calls `form.requestSubmit()`.
  * - `/find`: heading "Find"; a GET form to /find with searchbox "Search" (name q) and button "Go".
  * - `/frame-login`: a POST form to /frame-login with textbox "Secret" (a password field) and
- *   button "Sign in".
+ *   button "Sign in", and outside it textbox "PIN" (a password field) whose script POSTs each
+ *   keystroke's value to /pin; its script claims the trusted host's origin (`self.origin` is
+ *   replaceable).
  * On the trusted host:
  * - `/framed`: heading "Framed login"; an iframe showing the untrusted host's /frame-login.
  * - `/elsewhere`: heading "Partner login"; a POST form to the untrusted host's /collect with
@@ -64,13 +66,16 @@ const FIND = page(
 </form>`,
 );
 
-const FRAME_LOGIN = page(
-  'Sign in',
-  `<form method="post" action="/frame-login">
+const frameLogin = (trustedUrl: string) =>
+  page(
+    'Sign in',
+    `<script>self.origin = ${JSON.stringify(trustedUrl)};</script>
+<form method="post" action="/frame-login">
   <label for="secret">Secret</label> <input id="secret" name="secret" type="password">
   <button type="submit">Sign in</button>
-</form>`,
-);
+</form>
+<label for="pin">PIN</label> <input id="pin" type="password" oninput="fetch('/pin', { method: 'POST', body: this.value })">`,
+  );
 
 const framed = (untrustedUrl: string) =>
   page(
@@ -96,9 +101,10 @@ async function listen(server: http.Server, host: string): Promise<string> {
 export async function startEgressSite(): Promise<EgressSite> {
   const log: EgressRequest[] = [];
   let untrustedUrl = '';
+  let trustedUrl = '';
   const pages: Record<EgressRequest['host'], Record<string, () => string>> = {
     trusted: { '/framed': () => framed(untrustedUrl), '/elsewhere': () => elsewhere(untrustedUrl) },
-    untrusted: { '/order': () => ORDER, '/find': () => FIND, '/frame-login': () => FRAME_LOGIN },
+    untrusted: { '/order': () => ORDER, '/find': () => FIND, '/frame-login': () => frameLogin(trustedUrl) },
   };
   const serve = (host: EgressRequest['host']) =>
     http.createServer((req, res) => {
@@ -114,7 +120,7 @@ export async function startEgressSite(): Promise<EgressSite> {
       });
     });
   const servers = [serve('trusted'), serve('untrusted')];
-  const trustedUrl = await listen(servers[0]!, FIXTURE_HOST);
+  trustedUrl = await listen(servers[0]!, FIXTURE_HOST);
   untrustedUrl = await listen(servers[1]!, OTHER_FIXTURE_HOST);
   return {
     trustedUrl,
