@@ -162,6 +162,8 @@ export function createSessionSteps(deps: SessionActivityDeps): SessionSteps {
     const page = await session.page();
     const documentsBefore = session.documents;
     const blockedBefore = session.proxy.blocked.length;
+    const refusedBefore = session.refusedNavigations.length;
+    session.firewall = input.firewall;
     if (action.type === 'navigate') {
       const url = webUrl(action.url);
       if (!url)
@@ -193,6 +195,8 @@ export function createSessionSteps(deps: SessionActivityDeps): SessionSteps {
       error = shortError(err);
     }
     await settle(session, documentsBefore, action.type !== 'fill' && action.type !== 'scroll');
+    const refused = session.refusedNavigations[refusedBefore];
+    if (refused) return outcomeOf(session, documentsBefore, { success: false, blocked: true, error: refused });
     const host = refusedHost(session, blockedBefore, (await session.page()).url());
     if (host) error = `${INTERNAL_REFUSED} (${host})`;
     return outcomeOf(session, documentsBefore, error === undefined ? { success: true } : { success: false, error });
@@ -277,6 +281,7 @@ export function createSessionSteps(deps: SessionActivityDeps): SessionSteps {
         const typed = input.values.map((entry) => entry.value);
         session.secrets.protect(typed);
         session.secrets.guard(typed);
+        session.firewall = input.firewall;
         const { fieldErrors } = await fillFields(session, page, input.values, session.secrets.policy(input.firewall));
         await settle(session, documentsBefore);
         return {

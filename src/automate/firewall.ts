@@ -79,10 +79,13 @@ export function checkFill(
   field: FieldFacts,
   value: string,
   source: ValueSource,
-  host: string,
+  pageHost: string,
   policy: FirewallPolicy,
   credential = false,
 ): FirewallVerdict {
+  // A trusted page's form that sends elsewhere hands its fields to that host: they are judged there.
+  const host =
+    field.form && isTrustedHost(pageHost, policy) ? actionHost(field.form.action, normalizeHost(pageHost)) : pageHost;
   if (!policy.enabled || isTrustedHost(host, policy) || source === 'caller' || value.trim() === '') return ALLOWED;
   if (credential) {
     return refuse(
@@ -115,9 +118,9 @@ export function checkFill(
 }
 
 /**
- * May the form be submitted? A POST form on an untrusted host only when the caller filled it
- * (`consented`, through an input request); a GET form (a search) unless it sends to another,
- * untrusted host.
+ * May the form be submitted? A POST form on an untrusted host, or sending to one, only when the
+ * caller filled it (`consented`, through an input request); a GET form (a search) unless it
+ * sends from an untrusted host to another untrusted host.
  */
 export function checkSubmission(
   form: { method: 'get' | 'post'; action: string },
@@ -125,7 +128,12 @@ export function checkSubmission(
   policy: FirewallPolicy,
   consented: boolean,
 ): FirewallVerdict {
-  if (!policy.enabled || isTrustedHost(host, policy)) return ALLOWED;
+  if (!policy.enabled) return ALLOWED;
+  if (isTrustedHost(host, policy)) {
+    const target = actionHost(form.action, normalizeHost(host));
+    if (form.method === 'get' || isTrustedHost(target, policy)) return ALLOWED;
+    return checkSubmission(form, target, policy, consented);
+  }
   const name = normalizeHost(host);
   if (form.method === 'post') {
     if (consented) return ALLOWED;

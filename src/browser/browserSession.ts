@@ -1,4 +1,6 @@
-import type { BrowserContext, Page, Request } from 'playwright-core';
+import type { BrowserContext, Page, Request, Route } from 'playwright-core';
+import type { FirewallRules } from '../operations/automate';
+import { navigationVerdict } from './actionFirewall';
 import type { ProxySession } from './guardProxy';
 import { NetworkActivity } from './networkActivity';
 import { SecretValues } from './secretValues';
@@ -21,6 +23,10 @@ export class BrowserSession {
   readonly consentedForms = new Set<string>();
   /** Values typed here that the model must not read back from the page. */
   readonly secrets = new SecretValues();
+  /** The task's firewall as its latest step gave it: it judges every navigation of the session. */
+  firewall?: FirewallRules;
+  /** Why each navigation the firewall stopped was stopped, in order. */
+  readonly refusedNavigations: string[] = [];
 
   /** `crashed` hears when a page's renderer died (out of memory, or ended past its limit): the session is unusable. */
   constructor(
@@ -64,6 +70,19 @@ export class BrowserSession {
         this.documentCount++;
       }
     });
+  }
+
+  /**
+   * Lets a request of the session's pages go on unless it is a navigation the firewall refuses
+   * (see navigationVerdict). The context routes every request here.
+   */
+  async guard(route: Route, request: Request): Promise<void> {
+    const verdict = navigationVerdict(this, request);
+    // The page may have closed while its request waited: there is nothing left to let through or stop.
+    if (verdict.allowed) return route.fallback().catch(() => undefined);
+    this.refusedNavigations.push(verdict.reason);
+    // Aborted, as a 204 would: the page stays as it was instead of becoming Chromium's error page.
+    return route.abort('aborted').catch(() => undefined);
   }
 
   /** The page the agent is on; a new blank one if the page closed itself and no other is open. */

@@ -110,6 +110,7 @@ export class BrowserSessions {
           const entry = this.entries.get(id);
           if (entry) void this.closeEntry(entry);
         });
+        await context.route('**/*', (route, request) => session.guard(route, request));
         // The browser crashed or was closed under the session: its steps must learn it is gone.
         context.on('close', () => {
           proxySession.end();

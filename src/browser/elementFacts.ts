@@ -1,4 +1,4 @@
-import type { Locator, Page } from 'playwright-core';
+import type { ElementHandle, Frame, Locator, Page } from 'playwright-core';
 import type { FieldFacts } from '../operations/automate';
 
 /** What the firewall is told about an element before the agent acts on it. */
@@ -8,14 +8,23 @@ export interface ElementFacts {
   submits?: { method: 'get' | 'post'; action: string };
   /** The address a click on the element would open: the link it is in. */
   opens?: string;
+  /**
+   * The origin of the element's own document (its frame's, not the top page's), `null` when
+   * opaque, and that document's URL: the page the element's values go to.
+   */
+  origin: string;
+  documentUrl: string;
 }
+
+/** What the element's own document says of it; where that document comes from, the browser tells. */
+type DomFacts = Omit<ElementFacts, 'origin' | 'documentUrl'>;
 
 /**
  * Runs in the page, so it must hold all it uses. A form's named controls shadow its own
  * properties (`<input name="action">` is `form.action`), so its attributes are read through the
  * prototypes instead.
  */
-function inspect(element: Element, gesture: 'click' | 'enter' | 'none'): ElementFacts {
+function inspect(element: Element, gesture: 'click' | 'enter' | 'none'): DomFacts {
   // Names, labels and placeholders are read up to 200 characters, as the classifier reads them:
   // a page's 150,000-character placeholder is not carried, or classified, whole. Addresses
   // (`action`, `href`) are whole, as Chromium bounds them: the firewall checks all of them.
@@ -115,25 +124,70 @@ function inspect(element: Element, gesture: 'click' | 'enter' | 'none'): Element
   return { field, opens };
 }
 
-/** The facts of the element `locator` points to, for the firewall; `gesture` is what the agent is about to do. */
-export function elementFacts(locator: Locator, gesture: 'click' | 'enter' | 'none', timeout: number) {
-  return locator.evaluate(inspect, gesture, { timeout });
+/**
+ * Where the element's document comes from, from the browser's frame tree: the page's scripts run
+ * where `inspect` does and could claim any origin there (`self.origin` is replaceable). A frame
+ * showing about:blank or about:srcdoc has its parent's origin; any other non-web document
+ * (`data:`) has an opaque one.
+ */
+function documentOf(frame: Frame | null): Pick<ElementFacts, 'origin' | 'documentUrl'> {
+  const documentUrl = frame?.url() ?? '';
+  let creator = frame;
+  while (creator && !/^https?:/i.test(creator.url())) {
+    if (!/^about:(blank|srcdoc)$/i.test(creator.url())) return { origin: 'null', documentUrl };
+    creator = creator.parentFrame();
+  }
+  return { origin: creator ? new URL(creator.url()).origin : 'null', documentUrl };
 }
 
-/** The same for the element that has the focus (a key press without a ref). */
-export async function focusedFacts(page: Page, gesture: 'enter' | 'none'): Promise<ElementFacts | undefined> {
-  const focused = await page.evaluateHandle(() => document.activeElement);
+async function factsOf(element: ElementHandle<Node>, gesture: 'click' | 'enter' | 'none'): Promise<ElementFacts> {
+  const facts = await element.evaluate(inspect, gesture);
+  return { ...facts, ...documentOf(await element.ownerFrame()) };
+}
+
+/** The facts of the element `locator` points to, for the firewall; `gesture` is what the agent is about to do. */
+export async function elementFacts(
+  locator: Locator,
+  gesture: 'click' | 'enter' | 'none',
+  timeout: number,
+): Promise<ElementFacts> {
+  const element = await locator.elementHandle({ timeout });
   try {
-    const element = focused.asElement();
-    return element ? await element.evaluate(inspect, gesture) : undefined;
+    return await factsOf(element, gesture);
   } finally {
-    await focused.dispose();
+    await element.dispose();
   }
 }
 
-/** Identifies a form across the steps of a session: its page, method and action. */
+/** How many frames deep the focus is followed: deeper nesting is a page's trick, not a form. */
+const MAX_FRAME_DEPTH = 8;
+
+/**
+ * The same for the element that has the focus (a key press without a ref). A frame's document
+ * shows the frame element as its active element, so the focus is followed into frames.
+ */
+export async function focusedFacts(page: Page, gesture: 'enter' | 'none'): Promise<ElementFacts | undefined> {
+  let frame: Frame = page.mainFrame();
+  for (let depth = 0; depth <= MAX_FRAME_DEPTH; depth++) {
+    const focused = await frame.evaluateHandle(() => document.activeElement);
+    try {
+      const element = focused.asElement();
+      if (!element) return undefined;
+      const inner = await element.contentFrame();
+      if (!inner) return await factsOf(element, gesture);
+      frame = inner;
+    } finally {
+      await focused.dispose();
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Identifies a form across the steps of a session: its page, method and action, without
+ * fragments, which a submission's request does not carry.
+ */
 export function formKey(pageUrl: string, form: { method: string; action: string }): string {
-  const page = new URL(pageUrl);
-  page.hash = '';
-  return `${page.href} ${form.method} ${form.action}`;
+  const bare = (url: string) => url.replace(/#.*$/s, '');
+  return `${bare(pageUrl)} ${form.method} ${bare(form.action)}`;
 }

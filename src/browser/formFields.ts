@@ -269,7 +269,7 @@ async function fillOne(
   if (!info) throw new ActionError('not a form field');
   const field = formFieldOf(value.ref, '', info);
   const facts = await elementFacts(locator, 'none', ACTION_TIMEOUT_MS);
-  const verdict = fillVerdict(session, page, facts.field, value.value, 'caller', false, policy);
+  const verdict = fillVerdict(session, facts, value.value, 'caller', false, policy);
   if (!verdict.allowed) return verdict.reason;
   const broken = ruleViolation(field, value.value);
   if (broken) return broken;

@@ -51,17 +51,18 @@ export class AddressPolicy {
     return url;
   }
 
-  /** True when the address is a public unicast address or explicitly allowed. */
+  /**
+   * True when the address is a public unicast address or explicitly allowed. An IPv6 address that
+   * carries an IPv4 address (mapped, IPv4-compatible, IPv4-translated, NAT64, 6to4) reaches that
+   * IPv4 address, so it is judged as that address; other IPv6 addresses must be global unicast.
+   */
   isAllowedAddress(address: string): boolean {
     if (!ipaddr.isValid(address)) return false;
-    let addr = ipaddr.parse(address);
-    if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) {
-      addr = (addr as ipaddr.IPv6).toIPv4Address();
-    }
+    const parsed = ipaddr.parse(address);
+    const addr = parsed.kind() === 'ipv6' ? (embeddedIPv4(parsed as ipaddr.IPv6) ?? parsed) : parsed;
     if (this.allowedRanges.some(([net, bits]) => net.kind() === addr.kind() && addr.match(net, bits))) return true;
-    // NAT64 and 6to4 addresses carry an IPv4 address: they are as safe as the one they carry.
-    const embedded = addr.kind() === 'ipv6' ? embeddedIPv4(addr as ipaddr.IPv6) : undefined;
-    return (embedded ?? addr).range() === 'unicast';
+    if (addr.range() !== 'unicast') return false;
+    return addr.kind() === 'ipv4' || addr.match(GLOBAL_UNICAST);
   }
 
   /** Throws internal_address when the URL's host, as written, is internal. No DNS. */
@@ -108,16 +109,25 @@ export class AddressPolicy {
   }
 }
 
+/** 2000::/3: every public IPv6 address lies in it; the rest of the space is reserved or special. */
+const GLOBAL_UNICAST: [ipaddr.IPv6, number] = [ipaddr.IPv6.parse('2000::'), 3];
+/** NAT64's well-known prefix (RFC 6052): its last 32 bits are the IPv4 address reached. */
+const NAT64: [ipaddr.IPv6, number] = [ipaddr.IPv6.parse('64:ff9b::'), 96];
+
+/**
+ * The IPv4 address an IPv6 address is a form of. NAT64's local-use prefix (RFC 8215) and Teredo
+ * are left out: where they lead depends on the local network, so they stay refused as special.
+ */
 function embeddedIPv4(addr: ipaddr.IPv6): ipaddr.IPv4 | undefined {
   const parts = addr.parts;
+  const lastTwo = (hi = 0, lo = 0) => ipaddr.fromByteArray([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]) as ipaddr.IPv4;
   const range = addr.range();
-  if (range === 'rfc6052' || range === 'rfc6145') {
-    const [, , , , , , hi = 0, lo = 0] = parts;
-    return ipaddr.fromByteArray([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]) as ipaddr.IPv4;
-  }
-  if (range === '6to4') {
-    const [, hi = 0, lo = 0] = parts;
-    return ipaddr.fromByteArray([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]) as ipaddr.IPv4;
-  }
+  // ::/96 (IPv4-compatible), ::ffff:0:0/96 (mapped), ::ffff:0:0:0/96 (translated), but not :: or ::1.
+  const compatible = parts.slice(0, 5).every((part) => part === 0) && [0, 0xffff].includes(parts[5]!);
+  if (compatible && range !== 'unspecified' && range !== 'loopback') return lastTwo(parts[6], parts[7]);
+  if (parts.slice(0, 4).every((part) => part === 0) && parts[4] === 0xffff && parts[5] === 0)
+    return lastTwo(parts[6], parts[7]);
+  if (addr.match(NAT64)) return lastTwo(parts[6], parts[7]);
+  if (range === '6to4') return lastTwo(parts[1], parts[2]);
   return undefined;
 }

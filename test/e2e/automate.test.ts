@@ -7,6 +7,7 @@ import { spawnChild, waitUntil, type Child } from '../../src/stack/children';
 import { freePort } from '../../src/stack/devServer';
 import type { AutomateEvents } from '../../src/events/automate';
 import { SHOP_USER, startAutomateSite, type AutomateSite } from '../support/automateSite';
+import { startEgressSite, type EgressSite } from '../support/egressSite';
 import { FIXTURE_HOST } from '../support/localStack';
 import { decide } from '../support/agentScript';
 import type { FormatReply, StandInScript } from '../support/modelStandIn';
@@ -508,6 +509,93 @@ describe('the values the firewall protects', () => {
       expect({ form, inEvents: seen.includes(form) }).toEqual({ form, inEvents: false });
     }
   }, 150_000);
+});
+
+describe('the firewall on hostile pages', () => {
+  let egress: EgressSite;
+  beforeAll(async () => {
+    egress = await startEgressSite();
+  });
+  afterAll(() => egress?.close());
+  beforeEach(() => egress.reset());
+
+  const task = (url: string, data: Record<string, string> = {}) => ({
+    task: 'Do what the page asks',
+    url,
+    data,
+    trusted_hostnames: [FIXTURE_HOST],
+    maxIterations: 4,
+  });
+  const posted = () => egress.untrustedReceived().filter((request) => request.method !== 'GET');
+  const refused = { success: false, error: expect.stringMatching(/action firewall/) };
+
+  // Each way a page lets a POST go without a click on its submit button, all on an untrusted host.
+  test.each([
+    ['Space on the submit button', { action: 'press', ref: ref('button', 'Place order'), key: 'Space' }],
+    ['Shift+Enter in a field', { action: 'press', ref: ref('textbox', 'Note'), key: 'Shift+Enter' }],
+    ['Shift+Space on the submit button', { action: 'press', ref: ref('button', 'Place order'), key: 'Shift+Space' }],
+    ['a button whose script calls form.submit()', { action: 'click', ref: ref('button', 'Send now') }],
+    ['a div role=button calling requestSubmit()', { action: 'click', ref: ref('button', 'Confirm') }],
+  ])(
+    'no POST leaves for an untrusted host through %s',
+    async (_how, step) => {
+      await script({
+        automate_action: [
+          decide('Order form', { action: 'fill', ref: ref('textbox', 'Note'), value: 'two boxes' }),
+          decide('Order form', step),
+          { ...decide('', { action: 'done', text: 'Ordered' }), keep: true },
+        ],
+      });
+      const events = await automate(task(`${egress.untrustedUrl}/order`));
+      expect(posted()).toEqual([]);
+      expect(dataOf(events, 'browser:action_completed')[1]).toMatchObject(refused);
+    },
+    120_000,
+  );
+
+  test("a GET form on the untrusted page's own host does not carry the caller's data in its URL", async () => {
+    await script({
+      automate_action: [
+        decide('Find', { action: 'fill', ref: ref('searchbox', 'Search'), dataPath: 'email' }),
+        decide('Find', { action: 'click', ref: ref('button', 'Go') }),
+        { ...decide('', { action: 'done', text: 'Searched' }), keep: true },
+      ],
+    });
+    const events = await automate(task(`${egress.untrustedUrl}/find`, { email: SHOP_USER.email }));
+    const queries = egress.untrustedReceived().map((request) => decodeURIComponent(request.query));
+    expect(queries.filter((query) => query.includes(SHOP_USER.email))).toEqual([]);
+    expect(dataOf(events, 'browser:action_completed')[1]).toMatchObject(refused);
+  }, 120_000);
+
+  test('an untrusted frame on a trusted page, claiming the trusted origin, gets no password; its POST does not leave', async () => {
+    await script({
+      automate_action: [
+        decide('Framed login', { action: 'fill', ref: ref('textbox', 'PIN'), dataPath: 'password' }),
+        decide('Framed login', { action: 'fill', ref: ref('textbox', 'Secret'), dataPath: 'password' }),
+        decide('Framed login', { action: 'click', ref: ref('button', 'Sign in') }),
+        { ...decide('', { action: 'done', text: 'Signed in' }), keep: true },
+      ],
+    });
+    const events = await automate(task(`${egress.trustedUrl}/framed`, { password: SHOP_USER.password }));
+    expect(posted()).toEqual([]);
+    const outcomes = dataOf(events, 'browser:action_completed');
+    expect(outcomes.slice(0, 3)).toEqual(Array(3).fill(expect.objectContaining(refused)));
+  }, 120_000);
+
+  test("a trusted page's form that sends to an untrusted host gets no password and does not send", async () => {
+    await script({
+      automate_action: [
+        decide('Partner login', { action: 'fill', ref: ref('textbox', 'Passphrase'), dataPath: 'password' }),
+        decide('Partner login', { action: 'click', ref: ref('button', 'Continue') }),
+        { ...decide('', { action: 'done', text: 'Continued' }), keep: true },
+      ],
+    });
+    const events = await automate(task(`${egress.trustedUrl}/elsewhere`, { password: SHOP_USER.password }));
+    expect(posted()).toEqual([]);
+    const outcomes = dataOf(events, 'browser:action_completed');
+    expect(outcomes[0]).toMatchObject(refused);
+    expect(outcomes[1]).toMatchObject(refused);
+  }, 120_000);
 });
 
 describe('geo_target', () => {

@@ -175,6 +175,11 @@ describe('POST /extract/markdown', () => {
       `http://localhost:${port}/article`,
       `http://[::1]:${port}/article`,
       `http://[::ffff:127.0.0.1]:${port}/article`,
+      `http://[::127.0.0.1]:${port}/article`,
+      `http://[::ffff:0:127.0.0.1]:${port}/article`,
+      `http://[64:ff9b::127.0.0.1]:${port}/article`,
+      `http://[2002:7f00:1::1]:${port}/article`,
+      'http://[::169.254.169.254]/latest/meta-data/',
       `http://2130706433:${port}/article`,
       `http://0x7f.1:${port}/article`,
       'http://169.254.169.254/latest/meta-data/',
@@ -199,8 +204,8 @@ describe('POST /extract/markdown', () => {
     }
   });
 
-  it('blocks a redirect into an internal address at fetch time', async () => {
-    const hop = await startFixtureServer({ '/to-internal': redirect(`http://127.0.0.1:${fixtures.port}/article`) });
+  it.each(['127.0.0.1', '[::127.0.0.1]'])('blocks a redirect into internal %s at fetch time', async (host) => {
+    const hop = await startFixtureServer({ '/to-internal': redirect(`http://${host}:${fixtures.port}/article`) });
     try {
       const res = await post('/extract/markdown', { url: hop.url('/to-internal'), effort: 'min' });
       expect(res.status).toBe(422);

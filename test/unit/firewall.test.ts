@@ -228,6 +228,19 @@ describe('checkFill', () => {
   it('allows everything when the firewall is off (unsafe_mode)', () => {
     expect(checkFill(password, 'hunter22', 'model', host, policy({ enabled: false }))).toEqual({ allowed: true });
   });
+
+  it("judges a trusted page's field by the untrusted host its form sends to", () => {
+    const trusted = policy({ trustedHostnames: [host] });
+    const away = { ...password, form: { method: 'post' as const, action: 'http://evil.example/collect' } };
+    expect(checkFill(away, 'hunter22', 'data', host, trusted)).toEqual({
+      allowed: false,
+      reason:
+        'action firewall: password fields may not be filled on untrusted host evil.example (add it to trusted_hostnames)',
+    });
+    expect(checkFill(away, 'hunter22', 'caller', host, trusted)).toEqual({ allowed: true });
+    const home = { ...password, form: { method: 'post' as const, action: '/login' } };
+    expect(checkFill(home, 'hunter22', 'data', host, trusted)).toEqual({ allowed: true });
+  });
 });
 
 describe('checkSubmission', () => {
@@ -254,6 +267,14 @@ describe('checkSubmission', () => {
     expect(checkSubmission(away, 'shop.example', policy({ trustedHostnames: ['evil.example'] }), false)).toEqual({
       allowed: true,
     });
+  });
+
+  it("refuses a trusted page's POST form to an untrusted host unless the caller filled it", () => {
+    const away = { method: 'post' as const, action: 'https://evil.example/collect' };
+    const trusted = policy({ trustedHostnames: ['shop.example'] });
+    const verdict = checkSubmission(away, 'shop.example', trusted, false);
+    expect(!verdict.allowed && verdict.reason).toMatch(/^action firewall: .*POST.*untrusted host evil\.example/);
+    expect(checkSubmission(away, 'shop.example', trusted, true)).toEqual({ allowed: true });
   });
 
   it('allows any submission on a trusted host or with the firewall off', () => {
