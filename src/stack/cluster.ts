@@ -18,6 +18,7 @@ import {
 import { freePort } from './devServer';
 import { keptSecret } from './keptSecret';
 import { initPostgres, postgresAccount, postgresReady } from './postgres';
+import { canListen, refuseTakenPorts } from './ports';
 import type { Supervisor } from './supervisor';
 
 const run = promisify(execFile);
@@ -88,10 +89,12 @@ class PortPicker {
     }
   }
 
-  fixed(port: number | undefined): Promise<number> {
+  /** `port`, unless another process holds it; undefined is a free one. */
+  async fixed(port: number | undefined, setting: string, what: string): Promise<number> {
     if (port === undefined) return this.free();
+    await refuseTakenPorts([{ port, host: this.host, setting, what }]);
     this.claim(port);
-    return Promise.resolve(port);
+    return port;
   }
 
   private claim(port: number): boolean {
@@ -99,14 +102,6 @@ class PortPicker {
     this.taken.add(port);
     return true;
   }
-}
-
-function canListen(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, host, () => server.close(() => resolve(true)));
-  });
 }
 
 function canConnect(host: string, port: number): Promise<boolean> {
@@ -175,10 +170,11 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
   });
   const pick = new PortPicker(host);
   const apis: number[] = [];
-  for (const port of options.apiPorts) apis.push(await pick.fixed(port));
+  for (const [i, port] of options.apiPorts.entries())
+    apis.push(await pick.fixed(port, 'PORT', `API replica ${i + 1} of the cluster`));
   const ports = {
-    frontend: await pick.fixed(options.frontendPort),
-    ui: await pick.fixed(options.uiPort),
+    frontend: await pick.fixed(options.frontendPort, 'TEMPORAL_PORT', 'the Temporal frontend'),
+    ui: await pick.fixed(options.uiPort, 'TEMPORAL_UI_PORT', 'the Temporal UI'),
     apis,
     postgres: await pick.free(),
     redis: await pick.free(),
@@ -262,6 +258,8 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
         env: { ...process.env, ...(appProcess ? options.appEnv : {}), ...spec.env },
         onLine: options.output?.(spec.name),
         user: spec.kind === 'postgres' ? account : undefined,
+        // PostgreSQL's fast shutdown: SIGTERM would wait for every client to leave.
+        parentDeathSignal: spec.kind === 'postgres' ? 'SIGINT' : undefined,
       });
       await readiness[spec.kind](child, spec);
       return child;
