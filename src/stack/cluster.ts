@@ -9,6 +9,7 @@ import { spawnChild, waitUntil, type Child } from './children';
 import { findClusterBinaries } from './clusterBinaries';
 import {
   clusterTopology,
+  clusterWorkers,
   MAX_MEMBERSHIP_PORT,
   type ClusterTopology,
   type ClusterWorkerRole,
@@ -38,6 +39,8 @@ export interface ClusterOptions {
   uiPort?: number;
   /** One per API replica. */
   apiPorts: (number | undefined)[];
+  /** The first worker process's metrics port, each next one's one more; 0: free ones. */
+  workerMetricsPort: number;
   namespace: string;
   /** Settings every API and worker process gets (keys, secrets, model, limits); the topology adds the addresses. */
   appEnv: NodeJS.ProcessEnv;
@@ -172,10 +175,20 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
   const apis: number[] = [];
   for (const [i, port] of options.apiPorts.entries())
     apis.push(await pick.fixed(port, 'PORT', `API replica ${i + 1} of the cluster`));
+  const workerMetrics: number[] = [];
+  for (const [i, { name }] of clusterWorkers(options.modelConfigured).entries())
+    workerMetrics.push(
+      await pick.fixed(
+        options.workerMetricsPort === 0 ? undefined : options.workerMetricsPort + i,
+        'WORKER_METRICS_PORT',
+        `metrics of ${name}`,
+      ),
+    );
   const ports = {
     frontend: await pick.fixed(options.frontendPort, 'TEMPORAL_PORT', 'the Temporal frontend'),
     ui: await pick.fixed(options.uiPort, 'TEMPORAL_UI_PORT', 'the Temporal UI'),
     apis,
+    workerMetrics,
     postgres: await pick.free(),
     redis: await pick.free(),
     frontendHttp: await pick.free(),
