@@ -26,7 +26,7 @@ const common = {
 
 /**
  * Left out on the production topology (npm run test:cluster), each for a reason of its own:
- * crashRecovery runs `npm start` itself; research runs its own API and workers and checks that
+ * crashRecovery and launcher run `npm start` themselves; research runs its own API and workers and checks that
  * the shared stack has no search engine (the cluster has one, for clusterFailover); hostilePages
  * watches the dev stack's one page worker by its pid; effort's render-deadline test fails there
  * (the retried render on a second browser worker outlives its deadline), a defect of its own;
@@ -35,6 +35,7 @@ const common = {
  */
 const NOT_ON_CLUSTER = [
   'crashRecovery',
+  'launcher',
   'research',
   'hostilePages',
   'effort',

@@ -1,9 +1,10 @@
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { ConfigError, loadConfig, modelProblem, PAYLOAD_KEYS_VARIABLE, type Config } from './config';
+import { modelProblem, PAYLOAD_KEYS_VARIABLE, type Config } from './config';
 import { spawnChild, waitUntil } from './stack/children';
 import { startDevServer } from './stack/devServer';
-import { Supervisor } from './stack/supervisor';
+import { refuseTakenPorts, type WantedPort } from './stack/ports';
+import { runSupervised } from './stack/runSupervised';
+import type { Supervisor } from './stack/supervisor';
 import { keptPayloadKeys, keptSecret } from './stack/keptSecret';
 import { findTemporalCli } from './stack/temporalCli';
 import { workerMetricsPort, workerProcesses } from './stack/workerProcesses';
@@ -13,38 +14,6 @@ import { workerMetricsPort, workerProcesses } from './stack/workerProcesses';
  * in the data directory, the workers and the API, each its own process. A process that crashes
  * is restarted (runs resume from the database); Ctrl-C stops them all.
  */
-
-async function main(): Promise<void> {
-  const config = loadConfig();
-  await mkdir(config.dataDir, { recursive: true });
-  let stopping = false;
-  const stopAll = async (code: number): Promise<never> => {
-    if (!stopping) {
-      stopping = true;
-      console.log('stopping...');
-      await supervisor.stop();
-    }
-    process.exit(code);
-  };
-  const supervisor = new Supervisor({
-    log: (line) => console.error(`[supervisor] ${line}`),
-    onGiveUp: (name) => {
-      console.error(`[supervisor] ${name} keeps crashing; stopping the stack`);
-      void stopAll(1);
-    },
-  });
-  process.once('SIGINT', () => void stopAll(0));
-  process.once('SIGTERM', () => void stopAll(0));
-
-  try {
-    await startStack(config, supervisor);
-  } catch (err) {
-    // Stopping during the start fails the start; that is no error to report.
-    if (stopping) return;
-    console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err);
-    await stopAll(1);
-  }
-}
 
 async function startStack(config: Config, supervisor: Supervisor): Promise<void> {
   let devKey: string | undefined;
@@ -56,6 +25,27 @@ async function startStack(config: Config, supervisor: Supervisor): Promise<void>
   // The Web UI's way into /codec: it cannot send a key, so its endpoint carries this secret.
   env.CODEC_SECRET = config.codec.secret ?? (await keptSecret(config.dataDir, 'codec-secret', 'wl_codec_'));
   if (!config.codec.keys) env[PAYLOAD_KEYS_VARIABLE] = await keptPayloadKeys(config.dataDir);
+  env.TEMPORAL_ADDRESS = `127.0.0.1:${config.embedded.temporalPort}`;
+  const metricsPort = (index: number) => workerMetricsPort(config.metrics.workerPort, index);
+  const workers = workerProcesses(
+    path.join(__dirname, 'workers', 'main.js'),
+    !modelProblem(config.model),
+    (_, index) => ({
+      env: { ...env, WORKER_METRICS_PORT: String(metricsPort(index)) },
+    }),
+  );
+  const apiPort: WantedPort = { port: config.port, host: config.host, setting: 'PORT', what: 'the API' };
+  await refuseTakenPorts([
+    { port: config.embedded.temporalPort, host: '127.0.0.1', setting: 'TEMPORAL_PORT', what: 'Temporal' },
+    { port: config.embedded.temporalUiPort, host: '127.0.0.1', setting: 'TEMPORAL_UI_PORT', what: 'the Temporal UI' },
+    apiPort,
+    ...workers.map((worker, index) => ({
+      port: metricsPort(index),
+      host: config.host,
+      setting: 'WORKER_METRICS_PORT',
+      what: `metrics of the ${worker.name}`,
+    })),
+  ]);
   const cli = await findTemporalCli(config.embedded.temporalCliPath, (line) => console.log(line));
   const devServer = {
     cliPath: cli,
@@ -67,15 +57,6 @@ async function startStack(config: Config, supervisor: Supervisor): Promise<void>
   };
   // Restarted on the same port with the same database, so runs in progress carry on.
   await supervisor.add('temporal', () => startDevServer(devServer));
-  env.TEMPORAL_ADDRESS = `127.0.0.1:${config.embedded.temporalPort}`;
-  const metricsPort = (index: number) => workerMetricsPort(config.metrics.workerPort, index);
-  const workers = workerProcesses(
-    path.join(__dirname, 'workers', 'main.js'),
-    !modelProblem(config.model),
-    (_, index) => ({
-      env: { ...env, WORKER_METRICS_PORT: String(metricsPort(index)) },
-    }),
-  );
   for (const worker of workers) await supervisor.add(worker.name, async () => worker.spawn());
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const baseUrl = `http://${host}:${config.port}/v1`;
@@ -83,6 +64,8 @@ async function startStack(config: Config, supervisor: Supervisor): Promise<void>
     ? `ports ${workers.map((_, index) => metricsPort(index)).join(', ')}`
     : 'free ports (see their logs)';
   await supervisor.add('api', async () => {
+    // Otherwise the probe below would take an API some other process runs for this one.
+    await refuseTakenPorts([apiPort]);
     const api = spawnChild('api', process.execPath, [path.join(__dirname, 'api', 'main.js')], { env });
     await waitUntil('the API', api, async () => (await fetch(`http://${host}:${config.port}/healthz`)).ok, 60_000);
     return api;
@@ -108,7 +91,4 @@ async function startStack(config: Config, supervisor: Supervisor): Promise<void>
   );
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err);
-  process.exit(1);
-});
+runSupervised('stack', startStack);

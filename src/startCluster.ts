@@ -1,10 +1,10 @@
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { ConfigError, formatPayloadKeys, loadConfig, modelProblem, type Config } from './config';
+import { ConfigError, formatPayloadKeys, modelProblem, type Config } from './config';
 import { startCluster } from './stack/cluster';
 import { API_REPLICAS } from './stack/clusterTopology';
 import { keptPayloadKeys, keptSecret } from './stack/keptSecret';
-import { Supervisor } from './stack/supervisor';
+import { runSupervised } from './stack/runSupervised';
+import type { Supervisor } from './stack/supervisor';
 
 /**
  * `npm run start:cluster`: the production topology on one machine, each service a plain process
@@ -13,36 +13,6 @@ import { Supervisor } from './stack/supervisor';
  */
 
 const HOST = '127.0.0.1';
-
-async function main(): Promise<void> {
-  const config = loadConfig();
-  await mkdir(config.dataDir, { recursive: true });
-  let stopping = false;
-  const stopAll = async (code: number): Promise<never> => {
-    if (!stopping) {
-      stopping = true;
-      console.log('stopping...');
-      await supervisor.stop();
-    }
-    process.exit(code);
-  };
-  const supervisor = new Supervisor({
-    log: (line) => console.error(`[supervisor] ${line}`),
-    onGiveUp: (name) => {
-      console.error(`[supervisor] ${name} keeps crashing; stopping the cluster`);
-      void stopAll(1);
-    },
-  });
-  process.once('SIGINT', () => void stopAll(0));
-  process.once('SIGTERM', () => void stopAll(0));
-  try {
-    await run(config, supervisor);
-  } catch (err) {
-    if (stopping) return;
-    console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err);
-    await stopAll(1);
-  }
-}
 
 /** The API replicas listen on PORT, PORT + 1, ...; PORT=0 picks free ports. */
 function apiPorts(config: Config): (number | undefined)[] {
@@ -70,6 +40,7 @@ async function run(config: Config, supervisor: Supervisor): Promise<void> {
     frontendPort: config.embedded.temporalPort,
     uiPort: config.embedded.temporalUiPort,
     apiPorts: apiPorts(config),
+    workerMetricsPort: config.metrics.workerPort,
     namespace: config.temporal.namespace,
     appEnv,
     taskQueues: config.taskQueues,
@@ -98,7 +69,7 @@ async function run(config: Config, supervisor: Supervisor): Promise<void> {
       `  Temporal       ${HOST}:${port('temporal', 'frontend')} (namespace ${config.temporal.namespace})`,
       `  PostgreSQL     ${HOST}:${port('postgres', 'postgres')} (data in ${path.join(clusterDir, 'postgres')})`,
       `  Redis          ${HOST}:${port('redis', 'redis')}`,
-      `  Workers        ${workers.map((worker) => worker.name).join(', ')}`,
+      `  Workers        ${workers.map((worker) => `${worker.name} (metrics :${worker.ports.metrics})`).join(', ')}`,
       '',
       'A process that crashes is restarted; Ctrl-C stops everything.',
       '',
@@ -106,7 +77,4 @@ async function run(config: Config, supervisor: Supervisor): Promise<void> {
   );
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err);
-  process.exit(1);
-});
+runSupervised('cluster', run);

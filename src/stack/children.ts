@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import readline from 'node:readline';
 
 /**
@@ -12,16 +13,29 @@ export interface Child {
   stop(graceMs?: number): Promise<void>;
 }
 
+/**
+ * Node has no PR_SET_PDEATHSIG, so children start through util-linux's setpriv, which asks the
+ * kernel for it and then becomes the program: a child gets `parentDeathSignal` the moment the
+ * process that spawned it dies, SIGKILL included, and a killed launcher leaves nothing running.
+ * Where setpriv is missing (not Linux), children start as they are and that guarantee is lost.
+ */
+const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((candidate) => existsSync(candidate));
+
 export interface SpawnOptions {
   env?: NodeJS.ProcessEnv;
   /** Where each output line goes; defaults to this process's stdout, prefixed. */
   onLine?: (line: string) => void;
   /** Runs the child as this user (we must be root to ask), for programs that refuse root. */
   user?: { uid: number; gid: number };
+  /** What the child gets when this process dies; SIGTERM unless the program stops better on another. */
+  parentDeathSignal?: NodeJS.Signals;
 }
 
 export function spawnChild(name: string, command: string, args: string[], options: SpawnOptions = {}): Child {
-  const child = spawn(command, args, {
+  const [program, programArgs] = SETPRIV
+    ? [SETPRIV, ['--pdeathsig', options.parentDeathSignal ?? 'SIGTERM', '--', command, ...args]]
+    : [command, args];
+  const child = spawn(program, programArgs, {
     env: options.env ?? process.env,
     stdio: ['ignore', 'pipe', 'pipe'],
     ...options.user,

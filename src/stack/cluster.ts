@@ -9,6 +9,7 @@ import { spawnChild, waitUntil, type Child } from './children';
 import { findClusterBinaries } from './clusterBinaries';
 import {
   clusterTopology,
+  clusterWorkers,
   MAX_MEMBERSHIP_PORT,
   type ClusterTopology,
   type ClusterWorkerRole,
@@ -18,6 +19,7 @@ import {
 import { freePort } from './devServer';
 import { keptSecret } from './keptSecret';
 import { initPostgres, postgresAccount, postgresReady } from './postgres';
+import { canListen, refuseTakenPorts } from './ports';
 import type { Supervisor } from './supervisor';
 
 const run = promisify(execFile);
@@ -37,6 +39,8 @@ export interface ClusterOptions {
   uiPort?: number;
   /** One per API replica. */
   apiPorts: (number | undefined)[];
+  /** The first worker process's metrics port, each next one's one more; 0: free ones. */
+  workerMetricsPort: number;
   namespace: string;
   /** Settings every API and worker process gets (keys, secrets, model, limits); the topology adds the addresses. */
   appEnv: NodeJS.ProcessEnv;
@@ -90,10 +94,12 @@ class PortPicker {
     }
   }
 
-  fixed(port: number | undefined): Promise<number> {
+  /** `port`, unless another process holds it; undefined is a free one. */
+  async fixed(port: number | undefined, setting: string, what: string): Promise<number> {
     if (port === undefined) return this.free();
+    await refuseTakenPorts([{ port, host: this.host, setting, what }]);
     this.claim(port);
-    return Promise.resolve(port);
+    return port;
   }
 
   private claim(port: number): boolean {
@@ -101,14 +107,6 @@ class PortPicker {
     this.taken.add(port);
     return true;
   }
-}
-
-function canListen(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, host, () => server.close(() => resolve(true)));
-  });
 }
 
 function canConnect(host: string, port: number): Promise<boolean> {
@@ -177,11 +175,22 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
   });
   const pick = new PortPicker(host);
   const apis: number[] = [];
-  for (const port of options.apiPorts) apis.push(await pick.fixed(port));
+  for (const [i, port] of options.apiPorts.entries())
+    apis.push(await pick.fixed(port, 'PORT', `API replica ${i + 1} of the cluster`));
+  const workerMetrics: number[] = [];
+  for (const [i, { name }] of clusterWorkers(options.modelConfigured).entries())
+    workerMetrics.push(
+      await pick.fixed(
+        options.workerMetricsPort === 0 ? undefined : options.workerMetricsPort + i,
+        'WORKER_METRICS_PORT',
+        `metrics of ${name}`,
+      ),
+    );
   const ports = {
-    frontend: await pick.fixed(options.frontendPort),
-    ui: await pick.fixed(options.uiPort),
+    frontend: await pick.fixed(options.frontendPort, 'TEMPORAL_PORT', 'the Temporal frontend'),
+    ui: await pick.fixed(options.uiPort, 'TEMPORAL_UI_PORT', 'the Temporal UI'),
     apis,
+    workerMetrics,
     postgres: await pick.free(),
     redis: await pick.free(),
     frontendHttp: await pick.free(),
@@ -265,6 +274,8 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
         env: { ...process.env, ...(appProcess ? options.appEnv : {}), ...spec.env },
         onLine: options.output?.(spec.name),
         user: spec.kind === 'postgres' ? account : undefined,
+        // PostgreSQL's fast shutdown: SIGTERM would wait for every client to leave.
+        parentDeathSignal: spec.kind === 'postgres' ? 'SIGINT' : undefined,
       });
       await readiness[spec.kind](child, spec);
       return child;

@@ -29,6 +29,13 @@ export const WORKER_REPLICAS = 2;
 export const CLUSTER_WORKER_ROLES = ['workflow', 'fetch', 'browser', 'model'] as const;
 export type ClusterWorkerRole = (typeof CLUSTER_WORKER_ROLES)[number];
 
+/** The worker processes of the cluster, role by role; the model role only when a model is configured. */
+export function clusterWorkers(modelConfigured: boolean): { name: string; role: ClusterWorkerRole }[] {
+  return CLUSTER_WORKER_ROLES.filter((role) => role !== 'model' || modelConfigured).flatMap((role) =>
+    Array.from({ length: WORKER_REPLICAS }, (_, i) => ({ name: `worker-${role}-${i + 1}`, role })),
+  );
+}
+
 /** Temporal's SQL plugin for PostgreSQL 12 and later. */
 export const TEMPORAL_SQL_PLUGIN = 'postgres12';
 /** The databases Temporal uses, with the schema the sql tool (which embeds them) installs in each. */
@@ -109,6 +116,8 @@ export interface ClusterPorts {
   ui: number;
   /** One per API replica. */
   apis: number[];
+  /** The /metrics, /health and /ready port of each worker process, in the order of clusterWorkers. */
+  workerMetrics: number[];
 }
 
 export interface ClusterBinaries {
@@ -254,7 +263,9 @@ export function clusterTopology(settings: ClusterSettings): ClusterTopology {
     REDIS_URL: `redis://${host}:${ports.redis}`,
     PAYLOAD_KEYS: settings.payloadKeys,
   };
-  const roles = CLUSTER_WORKER_ROLES.filter((role) => role !== 'model' || settings.modelConfigured);
+  const workers = clusterWorkers(settings.modelConfigured);
+  if (ports.workerMetrics.length !== workers.length)
+    throw new Error(`${workers.length} worker processes need as many metrics ports, not ${ports.workerMetrics.length}`);
   const services: ServiceSpec[] = [
     {
       name: 'postgres',
@@ -332,18 +343,17 @@ export function clusterTopology(settings: ClusterSettings): ClusterTopology {
       dependsOn: ['temporal'],
       files: [{ path: path.join(uiConfigDir, 'ui.yaml'), content: stringify(temporalUiConfig(settings)) }],
     },
-    ...roles.flatMap((role) =>
-      Array.from({ length: WORKER_REPLICAS }, (_, i): ServiceSpec => ({
-        name: `worker-${role}-${i + 1}`,
-        kind: 'worker',
-        role,
-        command: [binaries.node, ...WORKER_NODE_FLAGS, path.join(settings.distDir, 'workers', 'main.js')],
-        env: { ...appEnv, WORKER_ROLES: role },
-        ports: {},
-        dependsOn: ['temporal', 'redis'],
-        files: [],
-      })),
-    ),
+    ...workers.map(({ name, role }, i): ServiceSpec => ({
+      name,
+      kind: 'worker',
+      role,
+      command: [binaries.node, ...WORKER_NODE_FLAGS, path.join(settings.distDir, 'workers', 'main.js')],
+      // Every process of one machine its own port: the default one for all of them was taken by the first.
+      env: { ...appEnv, WORKER_ROLES: role, WORKER_METRICS_PORT: String(ports.workerMetrics[i]) },
+      ports: { metrics: ports.workerMetrics[i]! },
+      dependsOn: ['temporal', 'redis'],
+      files: [],
+    })),
     ...ports.apis.map((port, i): ServiceSpec => ({
       name: `api-${i + 1}`,
       kind: 'api',

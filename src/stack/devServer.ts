@@ -3,6 +3,7 @@ import { Connection } from '@temporalio/client';
 import { registerSearchAttributes } from '../registerSearchAttributes';
 import { SEARCH_ATTRIBUTES, searchAttributeCliType } from '../searchAttributes';
 import { spawnChild, waitUntil, type Child, type SpawnOptions } from './children';
+import { refuseTakenPorts } from './ports';
 import { LATENCY_DYNAMIC_CONFIG } from './temporalLatency';
 
 export interface DevServerOptions {
@@ -39,6 +40,12 @@ export async function startDevServer(options: DevServerOptions): Promise<Child> 
     args.push('--dynamic-config-value', `${key}=${value}`);
   for (const { name, type } of SEARCH_ATTRIBUTES)
     args.push('--search-attribute', `${name}=${searchAttributeCliType(type)}`);
+  // The readiness probe below asks the port, so it would take a server some other process runs
+  // there (one an earlier, killed launcher left) for this one.
+  await refuseTakenPorts([
+    { port: options.port, host: '127.0.0.1', setting: 'TEMPORAL_PORT', what: 'Temporal' },
+    { port: options.uiPort ?? 0, host: '127.0.0.1', setting: 'TEMPORAL_UI_PORT', what: 'the Temporal UI' },
+  ]);
   const server = spawnChild('temporal', options.cliPath, args, { onLine: options.output });
   try {
     await waitUntil(

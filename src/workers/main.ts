@@ -1,4 +1,4 @@
-import { NativeConnection, Runtime } from '@temporalio/worker';
+import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { ReadingPool } from '../activities/readingPool';
 import { ConfigError, loadConfig, modelProblem, requirePayloadKeys, type Config } from '../config';
 import { createLogger, temporalLogger } from '../logger';
@@ -61,36 +61,63 @@ async function main(): Promise<void> {
     telemetryOptions: { metrics: { prometheus: { bindAddress: sdkMetricsAddress } } },
   });
   const metrics = createWorkerMetrics();
-  const connection = await NativeConnection.connect(connectionOptions(config.temporal));
-  // One set of conversion threads for the roles that read pages (fetch, browser), made only when one runs here.
-  let pool: ReadingPool | undefined;
-  const reader = () => (pool ??= new ReadingPool(config.convert, readSettings(config)));
+  let workers: Worker[] = [];
+  // Listening first: a port that is taken ends the start before a worker holds the connection.
+  const ops = await startOpsServer({
+    host: config.host,
+    port: config.metrics.workerPort,
+    metrics,
+    sdkMetricsUrl: `http://${sdkMetricsAddress}/metrics`,
+    metricsToken: config.metrics.token,
+    readiness: () => ({
+      ready: workers.length > 0 && workers.every((worker) => worker.getState() === 'RUNNING'),
+      workers: Object.fromEntries(workers.map((worker) => [worker.options.taskQueue, worker.getState()])),
+    }),
+    logger,
+  });
+  const withCleanup = (body: () => Promise<void>, cleanup: () => Promise<unknown>) =>
+    firstErrorWins(body, cleanup, (err) => logger.warn({ err }, 'cleaning up after a failed start failed too'));
+  await withCleanup(async () => {
+    const connection = await NativeConnection.connect(connectionOptions(config.temporal));
+    // One set of conversion threads for the roles that read pages (fetch, browser), made only when one runs here.
+    let pool: ReadingPool | undefined;
+    const reader = () => (pool ??= new ReadingPool(config.convert, readSettings(config)));
+    await withCleanup(
+      async () => {
+        const roles = await Promise.all(requested.map((role) => ROLES[role]!(connection, config, metrics, reader)));
+        workers = roles.flatMap((role) => role.workers);
+        logger.info({ roles: requested, queues: workers.map((w) => w.options.taskQueue) }, 'workers ready');
+        // Runtime shuts every worker down on SIGINT/SIGTERM; run() resolves once they have drained.
+        await withCleanup(
+          async () => void (await Promise.all(workers.map((worker) => worker.run()))),
+          () => Promise.all(roles.map((role) => role.close?.())),
+        );
+      },
+      async () => {
+        await pool?.close();
+        await connection.close();
+      },
+    );
+  }, ops.close);
+}
+
+/**
+ * Runs `body`, then `cleanup`. When the body fails, its error is the one thrown: a cleanup that
+ * fails after it (closing a connection that workers which never ran still hold) only follows
+ * from it, and is passed to `onCleanupError`.
+ */
+async function firstErrorWins(
+  body: () => Promise<void>,
+  cleanup: () => Promise<unknown>,
+  onCleanupError: (err: unknown) => void,
+): Promise<void> {
   try {
-    const roles = await Promise.all(requested.map((role) => ROLES[role]!(connection, config, metrics, reader)));
-    const workers = roles.flatMap((role) => role.workers);
-    const ops = await startOpsServer({
-      host: config.host,
-      port: config.metrics.workerPort,
-      metrics,
-      sdkMetricsUrl: `http://${sdkMetricsAddress}/metrics`,
-      metricsToken: config.metrics.token,
-      readiness: () => ({
-        ready: workers.every((worker) => worker.getState() === 'RUNNING'),
-        workers: Object.fromEntries(workers.map((worker) => [worker.options.taskQueue, worker.getState()])),
-      }),
-      logger,
-    });
-    logger.info({ roles: requested, queues: workers.map((w) => w.options.taskQueue) }, 'workers ready');
-    try {
-      // Runtime shuts every worker down on SIGINT/SIGTERM; run() resolves once they have drained.
-      await Promise.all(workers.map((worker) => worker.run()));
-    } finally {
-      await Promise.all([ops.close(), ...roles.map((role) => role.close?.())]);
-    }
-  } finally {
-    await pool?.close();
-    await connection.close();
+    await body();
+  } catch (err) {
+    await cleanup().catch(onCleanupError);
+    throw err;
   }
+  await cleanup();
 }
 
 main().catch((err: unknown) => {

@@ -212,6 +212,7 @@ async function startClusterStack(
       dataDir,
       host: '127.0.0.1',
       apiPorts: Array.from({ length: API_REPLICAS }, () => undefined),
+      workerMetricsPort: 0,
       namespace: config.temporal.namespace,
       appEnv: baseEnv,
       taskQueues: config.taskQueues,

@@ -22,6 +22,7 @@ const settings = (overrides: Partial<ClusterSettings> = {}): ClusterSettings => 
     membership: [16933, 16934, 16935, 16939],
     ui: 18233,
     apis: [18080, 18081],
+    workerMetrics: [19464, 19465, 19466, 19467, 19468, 19469, 19470, 19471],
   },
   binaries: {
     node: 'node',
@@ -63,8 +64,16 @@ describe('cluster topology', () => {
     expect(new Set(services.map((service) => service.name)).size).toBe(services.length);
   });
 
+  it('gives every worker process a metrics port of its own', () => {
+    const workers = clusterTopology(settings()).services.filter((service) => service.kind === 'worker');
+    const ports = workers.map((worker) => worker.env.WORKER_METRICS_PORT);
+    expect(ports).toEqual(settings().ports.workerMetrics.map(String));
+    expect(workers.map((worker) => String(worker.ports.metrics))).toEqual(ports);
+  });
+
   it('leaves the model role out when no model is configured', () => {
-    const { services } = clusterTopology(settings({ modelConfigured: false }));
+    const ports = { ...settings().ports, workerMetrics: settings().ports.workerMetrics.slice(0, 6) };
+    const { services } = clusterTopology(settings({ modelConfigured: false, ports }));
     expect(services.filter((service) => service.role === 'model')).toEqual([]);
   });
 

@@ -37,6 +37,7 @@ const settings: ClusterSettings = {
     membership: [16933, 16934, 16935, 16939],
     ui: 18233,
     apis: [18080, 18081],
+    workerMetrics: [19464, 19465, 19466, 19467, 19468, 19469, 19470, 19471],
   },
   binaries: {
     node: '/usr/bin/node',

@@ -3,9 +3,32 @@ import type { Middleware } from 'koa';
 import type { Logger } from '../../logger';
 import type { ApiState } from '../state';
 
-/** The codec's secret path segment (see codecAuth), whether right or wrong, never reaches the log. */
+const CODEC_ACTIONS = new Set(['decode', 'encode']);
+/** Escapes a client stacked (`%252F`) are undone this many times over, so each form reads alike. */
+const UNESCAPE_ROUNDS = 3;
+
+function unescaped(path: string): string {
+  let text = path;
+  for (let round = 0; round < UNESCAPE_ROUNDS && text.includes('%'); round++)
+    text = text.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  return text;
+}
+
+/**
+ * The codec's secret path segment (see codecAuth), whether right or wrong, never reaches the log.
+ * The router matches `/codec` in any case and beside empty segments, and a client may escape any
+ * of it, so a path that reads as `/codec/...` in any of those forms is logged as its shape alone.
+ */
 function loggedPath(path: string): string {
-  return path.replace(/^\/codec\/[^/]+\/(?=[^/]*$)/, '/codec/:secret/');
+  const segments = unescaped(path)
+    .toLowerCase()
+    .split(/[/\\]+/)
+    .filter(Boolean);
+  if (segments[0] !== 'codec') return path;
+  const rest = segments.slice(1);
+  const action = CODEC_ACTIONS.has(rest.at(-1) ?? '') ? rest.at(-1) : undefined;
+  const secretSegments = rest.length - (action ? 1 : 0);
+  return `/codec${secretSegments > 0 ? '/:secret' : ''}${action ? `/${action}` : ''}`;
 }
 
 /**

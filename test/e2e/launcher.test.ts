@@ -1,0 +1,177 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '../../src/stack/devServer';
+import { startFixtureServer, type FixtureServer } from '../support/fixtureServer';
+import { FIXTURE_HOST } from '../support/localStack';
+
+/**
+ * `npm start` as the README writes it, on its own data directory and ports: a launcher killed
+ * with SIGKILL takes every process of its stack with it, and a start on a port some other process
+ * holds refuses, saying which, instead of taking that process for its own.
+ */
+
+const ROOT = path.resolve(__dirname, '..', '..');
+/** Temporal's and the workers' graceful stop, on a loaded machine. */
+const GONE_WITHIN_MS = 30_000;
+
+let dataDir: string;
+let env: NodeJS.ProcessEnv;
+let fixtures: FixtureServer;
+const launched: ChildProcess[] = [];
+
+beforeAll(async () => {
+  fixtures = await startFixtureServer({
+    '/page': (_, res) =>
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end('<html><head><title>Rendered</title></head><body><h1>Rendered in Chromium</h1></body></html>'),
+  });
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'webloom-launcher-'));
+  env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: String(await freePort()),
+    TEMPORAL_PORT: String(await freePort()),
+    TEMPORAL_UI_PORT: String(await freePort()),
+    // Free ports: a fixed one could be taken by another stack on the machine.
+    WORKER_METRICS_PORT: '0',
+    ALLOW_INTERNAL_HOSTS: FIXTURE_HOST,
+    LOG_LEVEL: 'warn',
+  };
+});
+
+afterAll(async () => {
+  // Whatever a failed test left: each launcher ran in a process group of its own.
+  for (const launcher of launched)
+    try {
+      process.kill(-launcher.pid!, 'SIGKILL');
+    } catch {
+      // The group has gone.
+    }
+  await fixtures?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+async function launch(
+  command: string,
+  args: string[],
+  log: string,
+): Promise<{ launcher: ChildProcess; output: () => string }> {
+  const logDir = path.join(ROOT, 'data', 'test-logs');
+  await mkdir(logDir, { recursive: true });
+  const file = createWriteStream(path.join(logDir, log));
+  const launcher = spawn(command, args, { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  launched.push(launcher);
+  let output = '';
+  for (const stream of [launcher.stdout!, launcher.stderr!])
+    stream.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      file.write(chunk);
+    });
+  return { launcher, output: () => output };
+}
+
+/** Every process now alive, by parent, from /proc; a zombie has ended. */
+async function processTree(): Promise<Map<number, { ppid: number; command: string }>> {
+  const tree = new Map<number, { ppid: number; command: string }>();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    const match = /^\d+ \((.*)\) (\S) (\d+)/s.exec(stat);
+    if (match && match[2] !== 'Z') tree.set(Number(entry), { ppid: Number(match[3]), command: match[1]! });
+  }
+  return tree;
+}
+
+async function descendants(pid: number): Promise<Map<number, string>> {
+  const tree = await processTree();
+  const found = new Map<number, string>();
+  const queue = [pid];
+  while (queue.length > 0) {
+    const parent = queue.shift()!;
+    for (const [child, { ppid, command }] of tree)
+      if (ppid === parent && !found.has(child)) {
+        found.set(child, command);
+        queue.push(child);
+      }
+  }
+  return found;
+}
+
+async function alive(pids: Iterable<number>): Promise<number[]> {
+  const tree = await processTree();
+  return [...pids].filter((pid) => tree.has(pid));
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * npm is the process a user started; the launcher (node dist/src/start.js) is its child. Killing
+ * npm orphans the launcher, which stops the stack; killing the launcher leaves the children to
+ * the signal the kernel sends them when their parent dies.
+ */
+it.each(['npm', 'the launcher'])(
+  'takes every process of the stack with it when %s is killed',
+  async (victim) => {
+    const log = `launcher-killed-${victim.replace(/\W/g, '-')}.log`;
+    const { launcher, output } = await launch('npm', ['start'], log);
+    const deadline = Date.now() + 240_000;
+    while (!output().includes('webloom is running')) {
+      if (Date.now() > deadline || launcher.exitCode !== null)
+        throw new Error(`npm start did not come up; see data/test-logs/${log}:\n${output()}`);
+      await sleep(200);
+    }
+    // A render, so that the browser worker's Chromium is running too.
+    const key = (await readFile(path.join(dataDir, 'dev-api-key'), 'utf8')).trim();
+    const rendered = await fetch(`http://127.0.0.1:${env.PORT}/v1/extract/markdown`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: fixtures.url('/page'), effort: 'max', nocache: true }),
+    });
+    expect(rendered.status).toBe(200);
+    const stack = await descendants(launcher.pid!);
+    // The launcher, Temporal, two workers, the API and Chromium's processes.
+    expect([...stack.values()]).toEqual(expect.arrayContaining(['node', 'temporal', 'chromium']));
+    // The first node process below npm, breadth first: npm's child, as the npm script execs it.
+    const node = [...stack].find(([, command]) => command === 'node');
+    if (!node) throw new Error(`npm start runs no node process: ${JSON.stringify([...stack])}`);
+    const killedAt = Date.now();
+    process.kill(victim === 'npm' ? launcher.pid! : node[0], 'SIGKILL');
+    let left = await alive(stack.keys());
+    while (left.length > 0 && Date.now() - killedAt < GONE_WITHIN_MS) {
+      await sleep(200);
+      left = await alive(stack.keys());
+    }
+    console.log(`${victim} killed: ${left.length} of ${stack.size} processes left ${Date.now() - killedAt} ms after`);
+    expect(left.map((pid) => `${pid} ${stack.get(pid)}`)).toEqual([]);
+  },
+  360_000,
+);
+
+it('refuses to start on a port another process holds, and says which', async () => {
+  // The port the first test's stack had: taking it also shows that stack let it go.
+  const held = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    held.once('error', reject);
+    held.listen(Number(env.TEMPORAL_PORT), '127.0.0.1', resolve);
+  });
+  try {
+    const { launcher, output } = await launch(
+      process.execPath,
+      [path.join(ROOT, 'dist/src/start.js')],
+      'launcher-taken-port.log',
+    );
+    const code = await new Promise<number | null>((resolve) => launcher.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(output()).toContain(
+      `configuration error: TEMPORAL_PORT: port ${env.TEMPORAL_PORT} (Temporal) is taken by a process this start does not own`,
+    );
+  } finally {
+    await new Promise((resolve) => held.close(resolve));
+  }
+}, 120_000);

@@ -1,0 +1,70 @@
+import { Writable } from 'node:stream';
+import type { ParameterizedContext } from 'koa';
+import pino from 'pino';
+import { requestLog } from '../../src/api/middleware/requestLog';
+import type { ApiState } from '../../src/api/state';
+
+const SECRET = 'wl_codec_Zq8sEcReT';
+
+/** The request log line written for a request to `path`, as the API's logger writes it. */
+async function logLineFor(path: string): Promise<string> {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
+  const middleware = requestLog(pino({}, sink));
+  const ctx = {
+    method: 'POST',
+    // Koa's ctx.path leaves the query out.
+    path: path.split('?')[0],
+    status: 401,
+    state: {},
+    get: () => '',
+    set: () => undefined,
+  } as unknown as ParameterizedContext<ApiState>;
+  await middleware(ctx as never, async () => undefined);
+  return lines.join('');
+}
+
+describe('the request log', () => {
+  it.each([
+    `/codec/${SECRET}/decode`,
+    `/codec/${SECRET}//decode`,
+    `/codec//${SECRET}/decode`,
+    `//codec/${SECRET}/decode`,
+    `/codec/${SECRET}/`,
+    `/codec/${SECRET}`,
+    `/codec/${SECRET}/decode/`,
+    `/codec/${SECRET}/more/decode`,
+    `/CODEC/${SECRET}/Decode`,
+    `/Codec/${SECRET.toUpperCase()}/encode`,
+    `/%63odec/${SECRET}/decode`,
+    `/codec%2F${SECRET}%2Fdecode`,
+    `/codec%2f${encodeURIComponent(SECRET).replace(/c/g, '%63')}/decode`,
+    `/codec/${SECRET.replace(/_/g, '%5F')}/decode`,
+    `/codec%252F${SECRET}/decode`,
+    `/codec/${SECRET}/decode?token=${SECRET}&next=/a/b`,
+    `/codec/${SECRET}/%ZZ`,
+  ])('leaves the codec secret out of %s', async (path) => {
+    const line = await logLineFor(path);
+    expect(line).toContain('"path":"/codec');
+    expect(line.toLowerCase()).not.toContain(SECRET.toLowerCase());
+    expect(line.toLowerCase()).not.toContain('zq8secret');
+  });
+
+  it('keeps the codec path that carries no secret, and every other path, as it was', async () => {
+    expect(await logLineFor('/codec/decode')).toContain('"path":"/codec/decode"');
+    expect(await logLineFor(`/codec/${SECRET}/decode`)).toContain('"path":"/codec/:secret/decode"');
+    expect(await logLineFor('/v1/extract/markdown')).toContain('"path":"/v1/extract/markdown"');
+    expect(await logLineFor('/v1/runs/abc/events')).toContain('"path":"/v1/runs/abc/events"');
+  });
+
+  it('reads a path of hostile length in linear time', async () => {
+    const started = performance.now();
+    await logLineFor(`/codec/${'%25'.repeat(20_000)}/${'/'.repeat(20_000)}decode`);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+});
