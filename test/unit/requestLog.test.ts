@@ -61,10 +61,4 @@ describe('the request log', () => {
     expect(await logLineFor('/v1/extract/markdown')).toContain('"path":"/v1/extract/markdown"');
     expect(await logLineFor('/v1/runs/abc/events')).toContain('"path":"/v1/runs/abc/events"');
   });
-
-  it('reads a path of hostile length in linear time', async () => {
-    const started = performance.now();
-    await logLineFor(`/codec/${'%25'.repeat(20_000)}/${'/'.repeat(20_000)}decode`);
-    expect(performance.now() - started).toBeLessThan(1000);
-  });
 });

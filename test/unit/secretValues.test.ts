@@ -86,29 +86,5 @@ describe('SecretValues', () => {
       const text = 'Share: /share?text=Tr0ub4dor%263 Markup: &amp; Token: eyJub3RlIjoiaGkifQ';
       expect(secrets.hide(text)).toBe(text);
     });
-
-    it('takes time linear in a line of refs with no value, as a hostile page writes it', () => {
-      const time = (refs: number) => {
-        const text = `- text: ${'[ref=e1]'.repeat(refs)}`;
-        const start = process.hrtime.bigint();
-        secrets.hide(text);
-        return Number(process.hrtime.bigint() - start);
-      };
-      time(2_000);
-      expect(time(20_000) / time(2_000)).toBeLessThan(40);
-    });
-
-    it('takes time linear in the text', () => {
-      const many = new SecretValues();
-      many.protect(Array.from({ length: 50 }, (_, i) => `secret-value-${i}-${'x'.repeat(20)}`));
-      const time = (size: number) => {
-        const text = 'secret-value-1-'.repeat(size / 15);
-        const start = process.hrtime.bigint();
-        many.hide(text);
-        return Number(process.hrtime.bigint() - start);
-      };
-      time(20_000);
-      expect(time(400_000) / time(40_000)).toBeLessThan(30);
-    });
   });
 });
