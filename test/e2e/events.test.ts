@@ -286,8 +286,8 @@ describe('event streams', () => {
     const lastId = Number(first.events.at(-1)!.id);
     const reader = await resume(`${baseA}/v1`, runId, lastId);
     const resumed = Date.now();
-    await reader.until((stream) => stream.events.length >= 2, 5000);
-    expect(Date.now() - resumed).toBeLessThan(2500);
+    await reader.until((stream) => stream.events.length >= 2, 7000);
+    expect(Date.now() - resumed).toBeLessThan(6000);
     await reader.finished;
     expect(reader.events.at(-1)!.event).toBe('complete');
   });
