@@ -4,6 +4,7 @@ import { freePort } from '../../src/stack/devServer';
 import type { ScriptedReply } from '../support/modelStandIn';
 import { apiKey, call, post } from '../support/api';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
+import { startResearchStack } from '../support/researchStack';
 
 const PRODUCT = `<!doctype html><html><head><title>Harbour Lamp | Quay Shop</title>
 <link rel="icon" href="/favicon.png"></head><body>
@@ -152,12 +153,23 @@ describe('POST /extract/json', () => {
   });
 
   it('falls back to JSON mode on a server without json_schema output', async () => {
-    await script([{ content: '{"name":"Harbour Lamp","price":42.5,"features":[]}' }], false);
-    const res = await extract({});
-    expect(res.status).toBe(200);
-    const formats = (await modelRequests()).map((r) => r.response_format?.type);
-    expect(formats.slice(-2)).toEqual(['json_schema', 'json_object']);
-  });
+    // On workers of its own: a worker that met such a server asks in JSON mode from then on, and
+    // the shared stack's later test files script their answers by the json_schema name.
+    const own = await startResearchStack('json-mode');
+    try {
+      await script([{ content: '{"name":"Harbour Lamp","price":42.5,"features":[]}' }], false);
+      const res = await fetch(`${own.base}/extract/json`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey()}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: fixtures.url('/product'), json_schema: SCHEMA, effort: 'min' }),
+      });
+      expect(res.status).toBe(200);
+      const formats = (await modelRequests()).map((r) => r.response_format?.type);
+      expect(formats.slice(-2)).toEqual(['json_schema', 'json_object']);
+    } finally {
+      await own.close();
+    }
+  }, 120_000);
 
   it('fills page_title and favicon from the page when the model leaves them empty', async () => {
     const schema = {
