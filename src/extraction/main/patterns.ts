@@ -191,7 +191,7 @@ export const LIST_ITEM_TAGS = new Set(['LI', 'ARTICLE', 'TR', 'DT', 'DD']);
  * without it.
  */
 export const EXTRAS_HEADINGS =
-  /^(\W*\d*\s*(top |most |latest |recent |reader |user )?(rated |recent )?(comments?|responses?|replies|reactions)\b|related\b|read (more|next|also)\b|more (from|on|in|stories|articles|news|like this)\b|recommended\b|you (may|might|will) (also )?(like|enjoy|be interested)|popular\b|trending\b|share (this|the)\b|follow us\b|tags?:?$|leave a (reply|comment)|post a comment|join the (conversation|discussion)|about the author|see also$|also read\b|latest (news|stories|articles|posts)|recent posts|most (read|popular|viewed|shared)\b|sponsored\b|advertisement\b|newsletter\b|sign up\b|subscribe\b|don't miss\b|further reading)/i;
+  /^(\W*(?:\d+\s*)?(top |most |latest |recent |reader |user )?(rated |recent )?(comments?|responses?|replies|reactions)\b|related\b|read (more|next|also)\b|more (from|on|in|stories|articles|news|like this)\b|recommended\b|you (may|might|will) (also )?(like|enjoy|be interested)|popular\b|trending\b|share (this|the)\b|follow us\b|tags?:?$|leave a (reply|comment)|post a comment|join the (conversation|discussion)|about the author|see also$|also read\b|latest (news|stories|articles|posts)|recent posts|most (read|popular|viewed|shared)\b|sponsored\b|advertisement\b|newsletter\b|sign up\b|subscribe\b|don't miss\b|further reading)/i;
 /**
  * Headings of a shop's recommendation carousels beside its product ("Similar items", "People who
  * viewed this item also viewed", "Customers also bought", "Shop the look"): other products.

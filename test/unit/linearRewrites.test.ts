@@ -1,0 +1,93 @@
+import { EXTRAS_HEADINGS } from '../../src/extraction/main/patterns';
+import { oneLine } from '../../src/extraction/markdownRules/oneLine';
+import { needsBrowser } from '../../src/extraction/scriptShell';
+import { replaceTags } from '../../src/text/markup';
+import { disagreements, randomTexts } from '../support/randomTexts';
+
+/** Each hand scan or rewritten pattern agrees with the pattern it replaced on random texts. */
+describe('linear rewrites', () => {
+  const markup = [
+    '<',
+    '>',
+    '/',
+    'a',
+    'B',
+    '<script',
+    '</script',
+    '<svg>',
+    '</SVG >',
+    '<head',
+    ' ',
+    '\n',
+    'x'.repeat(30),
+  ];
+
+  it('replace tags as /<[^>]*>/g did', () => {
+    const texts = randomTexts(markup, 20_000);
+    expect(
+      disagreements(
+        texts,
+        (text) => replaceTags(text, ' '),
+        (text) => text.replace(/<[^>]*>/g, ' '),
+      ),
+    ).toEqual([]);
+    const opens = (text: string, at: number) => /[a-z]/i.test(text[text[at + 1] === '/' ? at + 2 : at + 1] ?? '');
+    expect(
+      disagreements(
+        texts,
+        (t) => replaceTags(t, ' ', opens),
+        (t) => t.replace(/<\/?[a-z][^>]*>/gi, ' '),
+      ),
+    ).toEqual([]);
+  });
+
+  it('tell a script shell as the former patterns did', () => {
+    const former = (html: string) => {
+      if (!/<script\b/i.test(html)) return false;
+      const visible = html
+        .replace(/<(script|style|noscript|template|svg|head)\b[\s\S]*?<\/\1\s*>/gi, ' ')
+        .replace(/<[^>]*>/g, ' ')
+        .replace(/&[#\w]+;/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim();
+      return visible.length < 250;
+    };
+    const texts = randomTexts([...markup, 'y'.repeat(200), '<script>', '</script>', '<style>'], 20_000, 16);
+    expect(disagreements(texts, needsBrowser, former)).toEqual([]);
+  });
+
+  it('put Markdown on one line as /\\s*\\n+\\s*/g did', () => {
+    const texts = randomTexts([' ', '\n', '\t', '\u00a0', 'a', 'b'], 20_000);
+    expect(disagreements(texts, oneLine, (text) => text.trim().replace(/\s*\n+\s*/g, ' '))).toEqual([]);
+  });
+
+  it('end a list item with one line break as /\\n+$/ did', () => {
+    const texts = randomTexts(['\n', 'a', ' '], 20_000);
+    expect(
+      disagreements(
+        texts,
+        (t) => t.replace(/(?<!\n)\n+$/, '\n'),
+        (t) => t.replace(/\n+$/, '\n'),
+      ),
+    ).toEqual([]);
+  });
+
+  it('tell extras headings as before', () => {
+    const former = new RegExp(EXTRAS_HEADINGS.source.replace('(?:\\d+\\s*)?', '\\d*\\s*'), 'i');
+    const texts = randomTexts([' ', '-', '1', '2', 'top ', 'rated ', 'comments', 'replies', 'x', '\t'], 20_000, 8);
+    expect(former.source).not.toBe(EXTRAS_HEADINGS.source);
+    expect(
+      disagreements(
+        texts,
+        (text) => EXTRAS_HEADINGS.test(text),
+        (text) => former.test(text),
+      ),
+    ).toEqual([]);
+  });
+
+  it('read 64 KiB of hostile text', () => {
+    expect(replaceTags('<'.repeat(65_536), ' ')).toHaveLength(65_536);
+    expect(needsBrowser(`<script>${'<svg'.repeat(16_384)}`)).toBe(false);
+    expect(oneLine(`a${'\t'.repeat(65_536)}b`)).toHaveLength(65_538);
+  });
+});
