@@ -22,7 +22,7 @@ export interface FinalReport {
 /** `[3]`, `[2, 5]` or `[2][5]` (each bracket alone); not a link's `[text](url)`, not a footnote `[^1]`. */
 const MARKER = /([ \t]?)\[(\d{1,4}(?:\s*,\s*\d{1,4})*)\](?!\()/g;
 /** A sources list the writer added although told not to: ours replaces it. */
-const SOURCES_HEADING = /^#{1,6}\s*(sources|references|bibliography|works cited|citations)\s*:?\s*$/im;
+const SOURCES_HEADING = /^#{1,6}\s*(sources|references|bibliography|works cited|citations)\s*(?::\s*)?$/im;
 const MAX_CLAIMS = 10;
 const MAX_CLAIM_CHARS = 400;
 
@@ -81,7 +81,10 @@ export function finalizeReport(draft: string, sources: CitableSource[]): FinalRe
     if (marks.length === 0) continue;
     const claim = sentence
       .replace(/\[\d+\]/g, '')
-      .replace(/\s+([.,;:!?])/g, '$1')
+      // A blank run goes before punctuation only; `\s+([.,;:!?])` rescanned a run from each of its starts.
+      .replace(/\s+/g, (run: string, at: number, text: string) =>
+        '.,;:!?'.includes(text[at + run.length] ?? 'x') ? '' : run,
+      )
       .replace(/\*\*|__/g, '')
       .trim()
       .slice(0, MAX_CLAIM_CHARS);

@@ -1,7 +1,9 @@
 import { EXTRAS_HEADINGS } from '../../src/extraction/main/patterns';
 import { oneLine } from '../../src/extraction/markdownRules/oneLine';
 import { needsBrowser } from '../../src/extraction/scriptShell';
+import { urlsInQuery } from '../../src/research/queryUrls';
 import { replaceTags } from '../../src/text/markup';
+import { withoutTrailing } from '../../src/text/scan';
 import { disagreements, randomTexts } from '../support/randomTexts';
 
 /** Each hand scan or rewritten pattern agrees with the pattern it replaced on random texts. */
@@ -83,6 +85,18 @@ describe('linear rewrites', () => {
         (text) => former.test(text),
       ),
     ).toEqual([]);
+  });
+
+  it('drop trailing punctuation as /[.,;:!?]+$/ did', () => {
+    const texts = randomTexts(['.', ',', '!', 'a', ' ', '?'], 20_000);
+    expect(
+      disagreements(
+        texts,
+        (t) => withoutTrailing(t, '.,;:!?'),
+        (t) => t.replace(/[.,;:!?]+$/, ''),
+      ),
+    ).toEqual([]);
+    expect(urlsInQuery(`see https://a.test/x${'!'.repeat(65_536)}`)).toEqual(['https://a.test/x']);
   });
 
   it('read 64 KiB of hostile text', () => {
