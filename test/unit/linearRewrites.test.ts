@@ -1,4 +1,5 @@
 import { EXTRAS_HEADINGS } from '../../src/extraction/main/patterns';
+import { withoutStrayCdata } from '../../src/extraction/parse';
 import { oneLine } from '../../src/extraction/markdownRules/oneLine';
 import { needsBrowser } from '../../src/extraction/scriptShell';
 import { urlsInQuery } from '../../src/research/queryUrls';
@@ -56,6 +57,28 @@ describe('linear rewrites', () => {
     };
     const texts = randomTexts([...markup, 'y'.repeat(200), '<script>', '</script>', '<style>'], 20_000, 16);
     expect(disagreements(texts, needsBrowser, former)).toEqual([]);
+  });
+
+  it('drop stray CDATA openers as the former pattern did', () => {
+    const former = (html: string) =>
+      html.replace(
+        /(<script\b[\s\S]*?<\/script\s*>|<style\b[\s\S]*?<\/style\s*>)|<!\[CDATA\[[^>]*>/gi,
+        (_match, raw: string | undefined) => raw ?? '',
+      );
+    const tokens = [
+      '<![CDATA[',
+      '<![cdata[',
+      '>',
+      '<script>',
+      '<SCRIPT ',
+      '</script>',
+      '</style >',
+      '<style',
+      'x',
+      ' ',
+    ];
+    expect(disagreements(randomTexts(tokens, 20_000), withoutStrayCdata, former)).toEqual([]);
+    expect(withoutStrayCdata('<script>'.repeat(16_384) + '<![CDATA[ x >')).toBe('<script>'.repeat(16_384));
   });
 
   it('put Markdown on one line as /\\s*\\n+\\s*/g did', () => {
