@@ -2,6 +2,7 @@ import { EXTRAS_HEADINGS } from '../../src/extraction/main/patterns';
 import { withoutStrayCdata } from '../../src/extraction/parse';
 import { oneLine } from '../../src/extraction/markdownRules/oneLine';
 import { needsBrowser } from '../../src/extraction/scriptShell';
+import { splitSentences } from '../../src/research/citations';
 import { urlsInQuery } from '../../src/research/queryUrls';
 import { replaceTags } from '../../src/text/markup';
 import { withoutTrailing } from '../../src/text/scan';
@@ -79,6 +80,14 @@ describe('linear rewrites', () => {
     ];
     expect(disagreements(randomTexts(tokens, 20_000), withoutStrayCdata, former)).toEqual([]);
     expect(withoutStrayCdata('<script>'.repeat(16_384) + '<![CDATA[ x >')).toBe('<script>'.repeat(16_384));
+  });
+
+  it('cut sentences as the former pattern did', () => {
+    const former = (line: string) => line.split(/(?<=[.!?](?:\[\d[^\]]*\])*)\s+(?=[A-Z0-9"“(])/);
+    const tokens = ['.', '!', '[', ']', '1', '[2]', ' ', '\t', 'A', 'a', '"', '(', '[x'];
+    expect(disagreements(randomTexts(tokens, 30_000, 14), splitSentences, former)).toEqual([]);
+    expect(splitSentences(`]${'!][0'.repeat(16_384)}] A`).length).toBe(1);
+    expect(splitSentences(`${'.[1]'.repeat(16_384)} A`).length).toBe(2);
   });
 
   it('put Markdown on one line as /\\s*\\n+\\s*/g did', () => {
