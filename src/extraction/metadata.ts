@@ -3,7 +3,7 @@ import {
   ARTICLE_ITEMTYPE,
   ARTICLE_JSON_LD,
   DISCUSSION_ITEMTYPE,
-  DISCUSSION_JSON_LD,
+  declaresDiscussion,
   MAX_CART_CONTROLS,
 } from './main/patterns';
 import { namesOf } from './main/prune';
@@ -345,7 +345,7 @@ function plainText(doc: Document, value: unknown): string | undefined {
 function isDiscussion(elements: MetadataElements): boolean {
   return (
     elements.itemtypes.some((itemtype) => DISCUSSION_ITEMTYPE.test(itemtype)) ||
-    elements.jsonLd.some((script) => DISCUSSION_JSON_LD.test(script.textContent ?? ''))
+    elements.jsonLd.some((script) => declaresDiscussion(script.textContent ?? ''))
   );
 }
 

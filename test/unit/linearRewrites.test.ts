@@ -1,4 +1,4 @@
-import { EXTRAS_HEADINGS } from '../../src/extraction/main/patterns';
+import { declaresDiscussion, EXTRAS_HEADINGS } from '../../src/extraction/main/patterns';
 import { withoutStrayCdata } from '../../src/extraction/parse';
 import { oneLine } from '../../src/extraction/markdownRules/oneLine';
 import { needsBrowser } from '../../src/extraction/scriptShell';
@@ -88,6 +88,13 @@ describe('linear rewrites', () => {
     expect(disagreements(randomTexts(tokens, 30_000, 14), splitSentences, former)).toEqual([]);
     expect(splitSentences(`]${'!][0'.repeat(16_384)}] A`).length).toBe(1);
     expect(splitSentences(`${'.[1]'.repeat(16_384)} A`).length).toBe(2);
+  });
+
+  it('tell a discussion in JSON-LD as the former pattern did', () => {
+    const former = /"@type"\s*:\s*(\[[^\]]*)?"(https?:\/\/schema\.org\/)?(DiscussionForumPosting|QAPage)"/;
+    const tokens = ['"@type"', ':', ' ', '[', ']', '"', '"QAPage"', 'QAPage', '"https://schema.org/', ',', 'x'];
+    expect(disagreements(randomTexts(tokens, 30_000, 10), declaresDiscussion, (t) => former.test(t))).toEqual([]);
+    expect(declaresDiscussion(`${'"@type":['.repeat(7_281)}"QAPage"`)).toBe(true);
   });
 
   it('put Markdown on one line as /\\s*\\n+\\s*/g did', () => {
