@@ -8,30 +8,11 @@ import { regexLiterals, worstCaseGrowth } from '../support/linearPatterns';
  */
 const PATTERNS = regexLiterals('src');
 
-/**
- * Known super-linear patterns not yet rewritten, each named in docs/security.md with its bound.
- * Keyed by file and source, so a new pattern anywhere fails the suite.
- */
-const NOT_YET_LINEAR = new Set([
-  "src/tools/divergence.ts /^(.+?) of \\w+ event '(.*)' does not match .* command '(.*)'$/s",
-]);
-
-const key = (pattern: { site: string; source: string; flags: string }) =>
-  `${pattern.site.replace(/:\d+$/, '')} /${pattern.source}/${pattern.flags}`;
-
 it('finds the patterns to check', () => {
   expect(PATTERNS.length).toBeGreaterThan(200);
 });
 
-it('lists as not yet linear only patterns that are still there', () => {
-  const present = new Set(PATTERNS.map(key));
-  expect([...NOT_YET_LINEAR].filter((pattern) => !present.has(pattern))).toEqual([]);
+it.each(PATTERNS.map((pattern) => [pattern.site, pattern]))('runs %s in linear time', (_site, pattern) => {
+  const shown = `/${pattern.source}/${pattern.flags}`;
+  expect({ pattern: shown, growth: worstCaseGrowth(pattern) }).toEqual({ pattern: shown, growth: 'linear' });
 });
-
-it.each(PATTERNS.filter((pattern) => !NOT_YET_LINEAR.has(key(pattern))).map((pattern) => [pattern.site, pattern]))(
-  'runs %s in linear time',
-  (_site, pattern) => {
-    const shown = `/${pattern.source}/${pattern.flags}`;
-    expect({ pattern: shown, growth: worstCaseGrowth(pattern) }).toEqual({ pattern: shown, growth: 'linear' });
-  },
-);

@@ -1,5 +1,6 @@
 import { declaresDiscussion, EXTRAS_HEADINGS } from '../../src/extraction/main/patterns';
 import { withoutStrayCdata } from '../../src/extraction/parse';
+import { commandMismatch } from '../../src/tools/divergence';
 import { oneLine } from '../../src/extraction/markdownRules/oneLine';
 import { needsBrowser } from '../../src/extraction/scriptShell';
 import { splitSentences } from '../../src/research/citations';
@@ -95,6 +96,15 @@ describe('linear rewrites', () => {
     const tokens = ['"@type"', ':', ' ', '[', ']', '"', '"QAPage"', 'QAPage', '"https://schema.org/', ',', 'x'];
     expect(disagreements(randomTexts(tokens, 30_000, 10), declaresDiscussion, (t) => former.test(t))).toEqual([]);
     expect(declaresDiscussion(`${'"@type":['.repeat(7_281)}"QAPage"`)).toBe(true);
+  });
+
+  it('read a command mismatch as the former pattern did', () => {
+    const former = (text: string) =>
+      /^(.+?) of \w+ event '(.*)' does not match .* command '(.*)'$/s.exec(text)?.slice(0, 4);
+    const tokens = ['a', ' of ', " of x event '", 'x', "'", "' does not match ", " command '", ' ', '\n'];
+    const texts = randomTexts(tokens, 30_000, 10);
+    expect(texts.filter((text) => former(text)).length).toBeGreaterThan(100);
+    expect(disagreements(texts, commandMismatch, former)).toEqual([]);
   });
 
   it('put Markdown on one line as /\\s*\\n+\\s*/g did', () => {
