@@ -12,6 +12,7 @@ import {
 } from '../structured/schema';
 import type { PageMetadata } from '../types';
 import { modelFailure } from './failures';
+import { parseModelJson } from './modelJson';
 
 export interface AskModelInput {
   task: 'extract' | 'generate';
@@ -58,11 +59,6 @@ function usableSchema(schema: JsonSchema): SchemaCheck {
   }
 }
 
-function parseAnswer(text: string): unknown {
-  const fenced = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/.exec(text);
-  return JSON.parse(fenced ? fenced[1]! : text);
-}
-
 export function createModelActivities(client: ModelClient) {
   return {
     /** One request to the model for an object matching the caller's schema, checked against it. */
@@ -98,7 +94,7 @@ export function createModelActivities(client: ModelClient) {
       });
       let value: unknown;
       try {
-        value = fillFromMetadata(parseAnswer(answer), input.schema, input.metadata);
+        value = fillFromMetadata(parseModelJson(answer), input.schema, input.metadata);
       } catch {
         return { answer, errors: ['the answer is not valid JSON'], usage, model, promptVersion: PROMPT_VERSION };
       }

@@ -6,6 +6,7 @@ import type { ModelTask } from '../model/tasks';
 import type { Prompt } from '../prompts/prompt';
 import { compileSchema } from '../structured/schema';
 import { modelFailure } from './failures';
+import { parseModelJson } from './modelJson';
 
 /** A model's answer to one step, with what it cost. */
 export interface ModelReply<T> {
@@ -19,11 +20,6 @@ export interface ModelReply<T> {
 export interface UnusableAnswer {
   errors: string[];
   rawResponse: string;
-}
-
-function parseJson(text: string): unknown {
-  const fenced = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/.exec(text);
-  return JSON.parse(fenced ? fenced[1]! : text);
 }
 
 function addUsage(total: TokenUsage, usage: TokenUsage): void {
@@ -68,7 +64,7 @@ export function structuredAsker(client: ModelClient, promptVersion: string) {
       text = reply.text;
       let value: unknown;
       try {
-        value = parseJson(text);
+        value = parseModelJson(text);
         errors = check(value);
       } catch {
         errors = ['the answer is not valid JSON'];

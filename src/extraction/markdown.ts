@@ -43,7 +43,7 @@ function converter(): TurndownService {
       }
       const body = content
         .replace(/^\n+/, '')
-        .replace(/\n+$/, '\n')
+        .replace(/(?<!\n)\n+$/, '\n')
         .replace(/\n/gm, `\n${' '.repeat(prefix.length)}`);
       return prefix + body + (node.nextSibling && !/\n$/.test(body) ? '\n' : '');
     },

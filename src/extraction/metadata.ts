@@ -3,11 +3,12 @@ import {
   ARTICLE_ITEMTYPE,
   ARTICLE_JSON_LD,
   DISCUSSION_ITEMTYPE,
-  DISCUSSION_JSON_LD,
+  declaresDiscussion,
   MAX_CART_CONTROLS,
 } from './main/patterns';
 import { namesOf } from './main/prune';
 import type { PageMetadata } from '../types';
+import { replaceTags } from '../text/markup';
 
 /**
  * Page metadata from Open Graph, Twitter cards, Dublin Core, schema.org JSON-LD and plain
@@ -321,8 +322,11 @@ function describesProduct(elements: MetadataElements, products: unknown[], metad
   return elements.cartControls > 0 && elements.cartControls <= MAX_CART_CONTROLS;
 }
 
-/** An HTML tag in text; a bare `<` (as in "5 < 6") is no tag. */
-const TAG = /<\/?[a-z][^>]*>/gi;
+/** Whether the `<` at `at` opens an HTML tag (`</?[a-z]`); a bare `<` (as in "5 < 6") does not. */
+function opensTag(text: string, at: number): boolean {
+  const name = text[at + 1] === '/' ? at + 2 : at + 1;
+  return /[a-z]/i.test(text[name] ?? '');
+}
 
 /**
  * A description as plain text: markup some shops leave in it goes, written or escaped
@@ -332,8 +336,8 @@ const TAG = /<\/?[a-z][^>]*>/gi;
 function plainText(doc: Document, value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   const holder = doc.createElement('div');
-  holder.innerHTML = value.replace(TAG, ' ');
-  const text = clean(holder.textContent?.replace(TAG, ' '));
+  holder.innerHTML = replaceTags(value, ' ', opensTag);
+  const text = clean(replaceTags(holder.textContent ?? '', ' ', opensTag));
   return text && text.includes(' ') ? text : undefined;
 }
 
@@ -341,7 +345,7 @@ function plainText(doc: Document, value: unknown): string | undefined {
 function isDiscussion(elements: MetadataElements): boolean {
   return (
     elements.itemtypes.some((itemtype) => DISCUSSION_ITEMTYPE.test(itemtype)) ||
-    elements.jsonLd.some((script) => DISCUSSION_JSON_LD.test(script.textContent ?? ''))
+    elements.jsonLd.some((script) => declaresDiscussion(script.textContent ?? ''))
   );
 }
 

@@ -1,4 +1,6 @@
 import { parseHTML } from 'linkedom';
+import { elementEnd, opensElement } from '../text/markup';
+import { asciiLowerCase } from '../text/scan';
 import { checkStructure } from './structureBounds';
 
 /**
@@ -7,7 +9,35 @@ import { checkStructure } from './structureBounds';
  * opener (some forum software emits them) swallowed the rest of the page. Scripts and styles are
  * raw text, where `//<![CDATA[` is common and harmless: they are skipped over, not touched.
  */
-const STRAY_CDATA = /(<script\b[\s\S]*?<\/script\s*>|<style\b[\s\S]*?<\/style\s*>)|<!\[CDATA\[[^>]*>/gi;
+export function withoutStrayCdata(html: string): string {
+  // By hand, as `/(<script\b[\s\S]*?<\/script\s*>|<style\b...)|<!\[CDATA\[[^>]*>/gi` read it: that
+  // pattern rescanned the rest of the page from each unclosed `<script` and each opener without `>`.
+  const lower = asciiLowerCase(html);
+  const unclosed = new Set<string>();
+  let openersClose = true;
+  let out = '';
+  let kept = 0;
+  for (let lt = lower.indexOf('<'); lt >= 0; lt = lower.indexOf('<', lt + 1)) {
+    const raw = RAW_TEXT.find((name) => !unclosed.has(name) && opensElement(lower, lt, name));
+    if (raw !== undefined) {
+      const end = elementEnd(lower, raw, lt + 1 + raw.length);
+      if (end < 0) unclosed.add(raw);
+      else lt = end - 1;
+    } else if (openersClose && lower.startsWith('<![cdata[', lt)) {
+      const gt = lower.indexOf('>', lt + 9);
+      if (gt < 0) {
+        openersClose = false;
+        continue;
+      }
+      out += html.slice(kept, lt);
+      kept = gt + 1;
+      lt = gt;
+    }
+  }
+  return out + html.slice(kept);
+}
+
+const RAW_TEXT = ['script', 'style'];
 
 /** What a browser keeps in `<head>`; any other element there opens the body. */
 const HEAD_CONTENT = new Set(['META', 'LINK', 'TITLE', 'SCRIPT', 'STYLE', 'BASE', 'NOSCRIPT', 'TEMPLATE']);
@@ -126,9 +156,7 @@ function dropFallback(template: Element): void {
 
 /** Parses a page as a browser would see its structure; a page too deep or too big to parse is refused. */
 export function parseDocument(html: string): Document {
-  const source = html.includes('<![CDATA[')
-    ? html.replace(STRAY_CDATA, (_match, raw: string | undefined) => raw ?? '')
-    : html;
+  const source = html.includes('<![CDATA[') ? withoutStrayCdata(html) : html;
   checkStructure(source);
   const { document } = parseHTML(source);
   normaliseTree(document);

@@ -22,7 +22,7 @@ export interface FinalReport {
 /** `[3]`, `[2, 5]` or `[2][5]` (each bracket alone); not a link's `[text](url)`, not a footnote `[^1]`. */
 const MARKER = /([ \t]?)\[(\d{1,4}(?:\s*,\s*\d{1,4})*)\](?!\()/g;
 /** A sources list the writer added although told not to: ours replaces it. */
-const SOURCES_HEADING = /^#{1,6}\s*(sources|references|bibliography|works cited|citations)\s*:?\s*$/im;
+const SOURCES_HEADING = /^#{1,6}\s*(sources|references|bibliography|works cited|citations)\s*(?::\s*)?$/im;
 const MAX_CLAIMS = 10;
 const MAX_CLAIM_CHARS = 400;
 
@@ -44,7 +44,50 @@ function sentences(markdown: string): string[] {
     .split('\n')
     .map((line) => line.replace(/^\s*(?:[-*+]|\d+[.)]|#{1,6}|>)\s+/, '').trim())
     .filter(Boolean)
-    .flatMap((line) => line.split(/(?<=[.!?](?:\[\d[^\]]*\])*)\s+(?=[A-Z0-9"“(])/));
+    .flatMap(splitSentences);
+}
+
+/**
+ * A line cut at each blank run that follows a sentence's end (`.`, `!` or `?`, then any markers
+ * `[1]`) and comes before a capital, a digit, a quote or a parenthesis: what
+ * `(?<=[.!?](?:\[\d[^\]]*\])*)\s+(?=[A-Z0-9"“(])` cut at. By hand, as that lookbehind went back
+ * over a chain of brackets again from each blank run.
+ */
+export function splitSentences(line: string): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  for (const run of line.matchAll(/\s+/g)) {
+    const after = run.index + run[0].length;
+    if (after < line.length && SENTENCE_START.test(line[after]!) && endsSentence(line, run.index)) {
+      parts.push(line.slice(start, run.index));
+      start = after;
+    }
+  }
+  parts.push(line.slice(start));
+  return parts;
+}
+
+const SENTENCE_START = /[A-Z0-9"“(]/;
+const SENTENCE_END = '.!?';
+
+/** Whether `line` before `end` ends with `.`, `!` or `?` and then markers `[<digit>...]`. */
+function endsSentence(line: string, end: number): boolean {
+  let close = end - 1;
+  for (;;) {
+    if (close < 0) return false;
+    if (SENTENCE_END.includes(line[close]!)) return true;
+    if (line[close] !== ']') return false;
+    // A marker ends here and opens at a `[` and a digit after the `]` before it.
+    const previous = close >= 1 ? line.lastIndexOf(']', close - 1) : -1;
+    let chained = false;
+    for (let open = previous + 1; open < close - 1; open++) {
+      if (line[open] !== '[' || !/\d/.test(line[open + 1]!)) continue;
+      if (open >= 1 && SENTENCE_END.includes(line[open - 1]!)) return true;
+      if (previous >= 0 && open === previous + 1) chained = true;
+    }
+    if (!chained) return false;
+    close = previous;
+  }
 }
 
 /**
@@ -81,7 +124,10 @@ export function finalizeReport(draft: string, sources: CitableSource[]): FinalRe
     if (marks.length === 0) continue;
     const claim = sentence
       .replace(/\[\d+\]/g, '')
-      .replace(/\s+([.,;:!?])/g, '$1')
+      // A blank run goes before punctuation only; `\s+([.,;:!?])` rescanned a run from each of its starts.
+      .replace(/\s+/g, (run: string, at: number, text: string) =>
+        '.,;:!?'.includes(text[at + run.length] ?? 'x') ? '' : run,
+      )
       .replace(/\*\*|__/g, '')
       .trim()
       .slice(0, MAX_CLAIM_CHARS);

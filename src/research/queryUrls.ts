@@ -1,4 +1,5 @@
 import { MAX_QUERY_URLS } from './modes';
+import { withoutTrailing } from '../text/scan';
 
 const URL_IN_TEXT = /\bhttps?:\/\/[^\s<>"'`\])}]+/gi;
 
@@ -6,7 +7,7 @@ const URL_IN_TEXT = /\bhttps?:\/\/[^\s<>"'`\])}]+/gi;
 export function urlsInQuery(query: string): string[] {
   const found: string[] = [];
   for (const match of query.matchAll(URL_IN_TEXT)) {
-    const url = match[0].replace(/[.,;:!?]+$/, '');
+    const url = withoutTrailing(match[0], '.,;:!?');
     if (!found.includes(url)) found.push(url);
     if (found.length >= MAX_QUERY_URLS) break;
   }

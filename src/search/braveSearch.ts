@@ -1,3 +1,4 @@
+import { replaceTags } from '../text/markup';
 import { getJson, isWebUrl, SearchError, type SearchEngine, type SearchHit } from './searchEngine';
 
 interface BraveAnswer {
@@ -13,9 +14,7 @@ const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"'
 
 /** Brave marks the query's words in snippets with `<strong>`; the snippet is wanted as text. */
 function plainText(html: string): string {
-  return html
-    .replace(/<[^>]*>/g, '')
-    .replace(/&(amp|lt|gt|quot|#39|#x27|nbsp);/g, (_m, name: string) => ENTITIES[name]!);
+  return replaceTags(html, '').replace(/&(amp|lt|gt|quot|#39|#x27|nbsp);/g, (_m, name: string) => ENTITIES[name]!);
 }
 
 function fitQuery(query: string): string {

@@ -53,7 +53,8 @@ const MAP_KEYWORDS = new Set([
 const DOCUMENT_BASE = 'https://schema.invalid/';
 
 function withoutFragment(url: URL): string {
-  return url.href.replace(/#.*$/, '');
+  const hash = url.href.indexOf('#');
+  return hash < 0 ? url.href : url.href.slice(0, hash);
 }
 
 /** True when the value nests arrays and objects deeper than `max` levels. */

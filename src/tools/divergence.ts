@@ -52,6 +52,32 @@ export function coreDetail(message: string): string {
   return match ? match[1]! : message;
 }
 
+/**
+ * What `/^(.+?) of \w+ event '(.*)' does not match .* command '(.*)'$/s` captures, found with
+ * indexOf and lastIndexOf: that pattern tried every split of a long message.
+ */
+export function commandMismatch(detail: string): [string, string, string, string] | undefined {
+  const differs = "' does not match ";
+  const command = " command '";
+  if (!detail.endsWith("'")) return undefined;
+  const commandAt = detail.lastIndexOf(command, detail.length - 1 - command.length);
+  if (commandAt < 0) return undefined;
+  const differsAt = detail.lastIndexOf(differs, commandAt - differs.length);
+  if (differsAt < 0) return undefined;
+  const event = / of \w+ event '/g;
+  for (let found = event.exec(detail); found; event.lastIndex = found.index + 1, found = event.exec(detail)) {
+    const recordedAt = found.index + found[0].length;
+    if (found.index >= 1 && recordedAt <= differsAt)
+      return [
+        detail,
+        detail.slice(0, found.index),
+        detail.slice(recordedAt, differsAt),
+        detail.slice(commandAt + command.length, -1),
+      ];
+  }
+  return undefined;
+}
+
 export function parseDivergence(message: string): Divergence {
   const detail = coreDetail(message);
   const event = HISTORY_EVENT.exec(detail);
@@ -61,7 +87,7 @@ export function parseDivergence(message: string): Divergence {
     return { eventId, recorded, did: 'issues no command there (it ends or waits sooner)', detail };
   const machine = /^(.*?) does not handle/.exec(detail);
   if (machine) return { eventId, recorded, did: COMMANDS[machine[1]!] ?? `issues a command of ${machine[1]}`, detail };
-  const mismatch = /^(.+?) of \w+ event '(.*)' does not match .* command '(.*)'$/s.exec(detail);
+  const mismatch = commandMismatch(detail);
   if (mismatch) {
     const what = mismatch[1]!.toLowerCase();
     return { recorded: `${what} '${mismatch[2]}'`, did: `${what} '${mismatch[3]}'`, name: mismatch[2], detail };

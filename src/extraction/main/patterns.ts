@@ -1,3 +1,4 @@
+import { forwardSearch } from '../../text/scan';
 /**
  * Tuning constants and patterns of the main-content extractor, in one place so the stages read
  * as rules and the numbers can be tuned against the benchmarks (`npm run bench:extraction`).
@@ -121,8 +122,28 @@ export const MAX_CART_CONTROLS = 4;
  * (`"@type": "DiscussionForumPosting"`) or microdata (`itemtype=".../QAPage"`): on such a page
  * the replies are the content, whatever they are named.
  */
-export const DISCUSSION_JSON_LD =
-  /"@type"\s*:\s*(\[[^\]]*)?"(https?:\/\/schema\.org\/)?(DiscussionForumPosting|QAPage)"/;
+export function declaresDiscussion(jsonLd: string): boolean {
+  // By hand, as `/"@type"\s*:\s*(\[[^\]]*)?"(https?:\/\/schema\.org\/)?(DiscussionForumPosting|QAPage)"/`
+  // read it: that pattern scanned to the next `]` again from each `"@type": [`.
+  const key = /"@type"\s*:\s*/g;
+  const type = /"(?:https?:\/\/schema\.org\/)?(?:DiscussionForumPosting|QAPage)"/g;
+  const arrayEnd = forwardSearch(jsonLd, (char) => char === ']');
+  let typeFrom = -1;
+  let typeAt = -1;
+  const nextType = (from: number): number => {
+    if (from >= typeFrom && from <= typeAt) return typeAt;
+    type.lastIndex = from;
+    typeFrom = from;
+    typeAt = type.exec(jsonLd)?.index ?? jsonLd.length;
+    return typeAt;
+  };
+  for (const found of jsonLd.matchAll(key)) {
+    const value = found.index + found[0].length;
+    if (jsonLd[value] === '"' && nextType(value) === value) return true;
+    if (jsonLd[value] === '[' && nextType(value + 1) < arrayEnd(value + 1)) return true;
+  }
+  return false;
+}
 export const DISCUSSION_ITEMTYPE = /schema\.org\/(DiscussionForumPosting|QAPage)/;
 /**
  * schema.org types of an article or a post, in JSON-LD or microdata: such a page is read as one,
@@ -191,7 +212,7 @@ export const LIST_ITEM_TAGS = new Set(['LI', 'ARTICLE', 'TR', 'DT', 'DD']);
  * without it.
  */
 export const EXTRAS_HEADINGS =
-  /^(\W*\d*\s*(top |most |latest |recent |reader |user )?(rated |recent )?(comments?|responses?|replies|reactions)\b|related\b|read (more|next|also)\b|more (from|on|in|stories|articles|news|like this)\b|recommended\b|you (may|might|will) (also )?(like|enjoy|be interested)|popular\b|trending\b|share (this|the)\b|follow us\b|tags?:?$|leave a (reply|comment)|post a comment|join the (conversation|discussion)|about the author|see also$|also read\b|latest (news|stories|articles|posts)|recent posts|most (read|popular|viewed|shared)\b|sponsored\b|advertisement\b|newsletter\b|sign up\b|subscribe\b|don't miss\b|further reading)/i;
+  /^(\W*(?:\d+\s*)?(top |most |latest |recent |reader |user )?(rated |recent )?(comments?|responses?|replies|reactions)\b|related\b|read (more|next|also)\b|more (from|on|in|stories|articles|news|like this)\b|recommended\b|you (may|might|will) (also )?(like|enjoy|be interested)|popular\b|trending\b|share (this|the)\b|follow us\b|tags?:?$|leave a (reply|comment)|post a comment|join the (conversation|discussion)|about the author|see also$|also read\b|latest (news|stories|articles|posts)|recent posts|most (read|popular|viewed|shared)\b|sponsored\b|advertisement\b|newsletter\b|sign up\b|subscribe\b|don't miss\b|further reading)/i;
 /**
  * Headings of a shop's recommendation carousels beside its product ("Similar items", "People who
  * viewed this item also viewed", "Customers also bought", "Shop the look"): other products.
