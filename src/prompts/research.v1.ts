@@ -338,7 +338,7 @@ ${untrustedRule('source_notes', 'notes, written from web pages,')}
 - Cite every factual claim right after it with the number of the note it comes from, in square brackets: [3]. Several sources: [2][5]. Cite only numbers that appear in the notes.
 - Start with a # title, then a short direct answer to the request, then sections with ## headings following the outline, and end with a brief conclusion.
 - Where sources disagree, present each view with its citation. Prefer the more reliable source and say why.
-- Do not write a list of sources or references: it is added after your report.
+- Do not write a list of sources or references: the sources are given to the reader separately.
 - Length: about ${length}. Write in the language of the request.
 - report: the whole report as one Markdown string.
 ${JSON_RULE}`;

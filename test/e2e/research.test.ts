@@ -133,11 +133,7 @@ describe('POST /v1/research', () => {
       'Iceland lies on the Mid-Atlantic Ridge [1]. Lava comes in two kinds [2]. A claim from nowhere.',
     );
     expect(complete.report).not.toContain('Made up');
-    expect(complete.report).toMatch(
-      new RegExp(
-        `## Sources\\n\\n1\\. \\[[^\\]]+\\]\\(${cited[0]!.url}\\)\\n2\\. \\[[^\\]]+\\]\\(${cited[1]!.url}\\)\\n$`,
-      ),
-    );
+    expect(complete.report).not.toContain('## Sources');
     expect(cited[0]!.claims).toEqual(['Iceland lies on the Mid-Atlantic Ridge.']);
     expect(complete.metadata).toMatchObject({
       mode: 'fast',
