@@ -131,11 +131,13 @@ function describe(err: unknown): string {
 }
 
 /**
- * Research (spec 2.8, 6.2): plan, then rounds of searching, reading and analyzing pages (and, in
- * `balanced`, following their best links) until coverage is enough or the rounds run out; then
- * outline, write a report citing only the pages read, have it reviewed (one revision at most)
- * and complete. Every step is an activity; each page's fetch and its analysis are activities of
- * their own, so a worker lost mid-run costs only the steps it had in hand.
+ * Research (spec 2.8, 6.2). `fast`: plan, one round of searching and reading, one answer written
+ * from the pages' best passages. `balanced`: plan, then rounds of searching, reading and
+ * analyzing pages and following their best links until coverage is enough or the rounds run
+ * out; then outline, write a report citing only the pages read, have it reviewed (one revision
+ * at most). Both complete with the report and its cited pages. Every step is an activity; each
+ * page's fetch (and, in `balanced`, its analysis) is an activity of its own, so a worker lost
+ * mid-run costs only the steps it had in hand.
  */
 export async function research(input: ResearchInput): Promise<void> {
   const log = new EventLog<ResearchEvents>(researchStream, input.stream);
