@@ -395,6 +395,39 @@ describe('POST /v1/research', () => {
     }
   }, 120_000);
 
+  it('fast goes on when the workflow worker dies mid-read: no page fetched again, every event delivered once', async () => {
+    await script(
+      volcanoScript({
+        research_plan: [
+          { content: json({ ...PLAN, queries: ['monitoring stations seismometers', 'Iceland volcanoes eruption'] }) },
+        ],
+      }),
+    );
+    const before = new Map(corpus.hits);
+    const stream = await start({ query: 'How is volcanic unrest in Iceland watched, quickly?', nocache: true });
+    while ((corpus.hits.get(SLOW_PATH) ?? 0) === (before.get(SLOW_PATH) ?? 0))
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    stack.workers.get('workflow,model')!.process.kill('SIGKILL');
+    stack.spawnWorker('workflow,model');
+    await stream.finished;
+    expect(names(stream.events)).toEqual(FAST_EVENTS);
+    expect(stream.events.map((event) => Number(event.id))).toEqual(stream.events.map((_e, i) => i + 1));
+    expectClientTypes(stream);
+    const answers = (await modelRequests()).filter(
+      (request) => request.response_format?.json_schema?.name === 'research_answer',
+    );
+    const read = [...answers.at(-1)!.messages[1]!.content.matchAll(/^URL: (\S+)$/gm)].map(
+      (m) => new URL(m[1]!).pathname,
+    );
+    expect(read).toContain(SLOW_PATH);
+    for (const pathname of read)
+      expect({ pathname, fetches: corpus.hits.get(pathname)! - (before.get(pathname) ?? 0) }).toEqual({
+        pathname,
+        fetches: 1,
+      });
+  }, 120_000);
+
   it('resumes with Last-Event-ID after a dropped connection, each event once, through to complete', async () => {
     await script(volcanoScript());
     const first = await start({ query: 'Lava types pahoehoe aa', mode: 'balanced' });
