@@ -15,11 +15,24 @@ import { fmt, percentile } from './common';
  * a `fast` and a `balanced` run, and 50 `fast` runs at once: their wall time and the peak memory
  * of each process of the stack. Every request has `nocache`, so every page is fetched; the
  * queries keep clear of the corpus's slow and failing pages.
+ *
+ * Then, with a model that takes MODEL_LATENCY_MS (5 s) an answer, as a real one does, each mode
+ * again: its sequential model calls (the longest chain of calls each asked after the one before
+ * it was answered), the time to the first event, the longest gap between events and the total
+ * time, p50 over the runs, against `fast`'s targets. `-- --latency` runs only that part.
  */
 
 const SEQUENTIAL_RUNS = Number(process.env.BENCH_RUNS ?? 10);
 const BALANCED_RUNS = Number(process.env.BENCH_BALANCED_RUNS ?? 3);
 const CONCURRENT_RUNS = Number(process.env.BENCH_CONCURRENT ?? 50);
+const MODEL_LATENCY_MS = Number(process.env.BENCH_MODEL_LATENCY_MS ?? 5_000);
+const LATENCY_RUNS = Number(process.env.BENCH_LATENCY_RUNS ?? 10);
+const LATENCY_BALANCED_RUNS = Number(process.env.BENCH_LATENCY_BALANCED_RUNS ?? LATENCY_RUNS);
+const ONLY_LATENCY = process.argv.includes('--latency');
+/** `fast`'s budget for searching and reading, on top of its two model calls. */
+const FAST_READING_MS = 5_000;
+/** `fast`'s longest silence may exceed one model call by this much. */
+const FAST_GAP_SLACK_MS = 2_000;
 
 const answer = (value: unknown): FormatReply => ({ content: JSON.stringify(value), keep: true });
 
@@ -58,6 +71,7 @@ const REPLIES: Record<string, FormatReply[]> = {
     answer({ coverage: 'Solid', assessments: [], gaps: '', shouldContinue: false, nextQueries: [], newQuestions: [] }),
   ],
   research_report: [answer({ report: '# Report\n\nA first claim [1]. A second claim [2].' })],
+  research_answer: [answer({ report: 'A first claim [1]. A second claim [2].' })],
   report_review: [answer({ approved: true, score: 8, observation: 'Good', feedback: '' })],
 };
 
@@ -67,14 +81,36 @@ interface RunTiming {
   wall: number;
   /** Per event: client receipt minus the workflow's record time, in ms. */
   relay: number[];
+  /** The longest time between two events, in ms. */
+  longestGap: number;
   last: string;
 }
 
-async function script(stack: Stack): Promise<void> {
+/** Scripts the model stand-in; with `delayMs`, every answer (the unscripted outline's too) takes that long. */
+async function script(stack: Stack, delayMs?: number): Promise<void> {
   await fetch(`${stack.modelUrl}/__control/script`, {
     method: 'POST',
-    body: JSON.stringify({ replies: [], byFormat: REPLIES }),
+    body: JSON.stringify({ replies: [], byFormat: REPLIES, ...(delayMs ? { delayMs } : {}) }),
   });
+}
+
+/**
+ * The model calls of the run just made that had to wait for one another: the longest chain of
+ * calls each asked once the one before was answered (every answer takes `latencyMs`).
+ */
+async function sequentialModelCalls(stack: Stack, latencyMs: number): Promise<number> {
+  const received = (await (await fetch(`${stack.modelUrl}/__control/requests`)).json()) as { receivedAt: number }[];
+  const starts = received.map((request) => request.receivedAt).sort((a, b) => a - b);
+  let chain = 0;
+  let free = -Infinity;
+  // A call asked within this of the previous answer still waited for it.
+  const slack = latencyMs / 10;
+  for (const start of starts) {
+    if (start < free - slack) continue;
+    chain++;
+    free = start + latencyMs;
+  }
+  return chain;
 }
 
 async function research(stack: Stack, body: Record<string, unknown>): Promise<RunTiming> {
@@ -89,15 +125,93 @@ async function research(stack: Stack, body: Record<string, unknown>): Promise<Ru
   const relay: number[] = [];
   let firstEvent = NaN;
   let last = '';
+  let longestGap = 0;
+  let previous = NaN;
   for await (const { event, data, at } of sseMessages(response)) {
     if (!event || !data) continue;
     if (Number.isNaN(firstEvent)) firstEvent = performance.now() - started;
+    if (!Number.isNaN(previous)) longestGap = Math.max(longestGap, at - previous);
+    previous = at;
     last = event;
     const { timestamp } = JSON.parse(data) as { timestamp?: number };
     if (timestamp) relay.push(at - timestamp);
   }
   if (last !== 'complete') throw new Error(`the run ended with ${last}, not complete`);
-  return { firstByte, firstEvent, wall: performance.now() - started, relay, last };
+  return { firstByte, firstEvent, wall: performance.now() - started, relay, longestGap, last };
+}
+
+interface LatencyFigures {
+  calls: number;
+  firstEvent: number;
+  longestGap: number;
+  total: number;
+}
+
+/** `runs` runs of `mode` with every model answer taking MODEL_LATENCY_MS: the p50 of each figure. */
+async function withSlowModel(stack: Stack, mode: 'fast' | 'balanced', runs: number): Promise<LatencyFigures> {
+  const calls: number[] = [];
+  const timings: RunTiming[] = [];
+  for (let i = 0; i < runs; i++) {
+    await script(stack, MODEL_LATENCY_MS);
+    timings.push(
+      await research(stack, { query: `Volcanoes, bees and aqueducts, ${mode} at a model's pace ${i}`, mode }),
+    );
+    calls.push(await sequentialModelCalls(stack, MODEL_LATENCY_MS));
+  }
+  const p50 = (values: number[]) =>
+    percentile(
+      [...values].sort((a, b) => a - b),
+      50,
+    );
+  return {
+    calls: p50(calls),
+    firstEvent: p50(timings.map((run) => run.firstEvent)),
+    longestGap: p50(timings.map((run) => run.longestGap)),
+    total: p50(timings.map((run) => run.wall)),
+  };
+}
+
+async function latencyReport(stack: Stack): Promise<void> {
+  const fast = await withSlowModel(stack, 'fast', LATENCY_RUNS);
+  const balanced = await withSlowModel(stack, 'balanced', LATENCY_BALANCED_RUNS);
+  const targets = {
+    calls: 2,
+    total: 2 * MODEL_LATENCY_MS + FAST_READING_MS,
+    longestGap: MODEL_LATENCY_MS + FAST_GAP_SLACK_MS,
+  };
+  const met = (ok: boolean) => (ok ? 'met' : 'NOT MET');
+  const row = (label: string, f: number, b: number, unit: string, target: string) =>
+    console.log(
+      `${label.padEnd(26)} ${`${fmt(f)}${unit}`.padStart(10)} ${`${fmt(b)}${unit}`.padStart(12)} ${`${fmt(b / f)}x`.padStart(8)}   ${target}`,
+    );
+  console.log(
+    `\nModel stand-in answering after ${fmt(MODEL_LATENCY_MS)} ms; p50 over ${LATENCY_RUNS} fast and ${LATENCY_BALANCED_RUNS} balanced runs:`,
+  );
+  console.log(
+    `${''.padEnd(26)} ${'fast'.padStart(10)} ${'balanced'.padStart(12)} ${'ratio'.padStart(8)}   fast target`,
+  );
+  row(
+    'sequential model calls',
+    fast.calls,
+    balanced.calls,
+    '',
+    `${targets.calls}: ${met(fast.calls <= targets.calls)}`,
+  );
+  row('time to first event', fast.firstEvent, balanced.firstEvent, ' ms', '');
+  row(
+    'longest gap between events',
+    fast.longestGap,
+    balanced.longestGap,
+    ' ms',
+    `<= ${fmt(targets.longestGap)} ms: ${met(fast.longestGap <= targets.longestGap)}`,
+  );
+  row(
+    'total time',
+    fast.total,
+    balanced.total,
+    ' ms',
+    `<= ${fmt(targets.total)} ms: ${met(fast.total <= targets.total)}`,
+  );
 }
 
 function summary(values: number[]): string {
@@ -145,6 +259,7 @@ async function main(): Promise<void> {
     await script(stack);
     // Warm-up: worker sandboxes, connections, the conversion threads.
     await research(stack, { query: 'warm up' });
+    if (ONLY_LATENCY) return await latencyReport(stack);
 
     const fast: RunTiming[] = [];
     for (let i = 0; i < SEQUENTIAL_RUNS; i++)
@@ -178,6 +293,7 @@ async function main(): Promise<void> {
     console.log(`  relay latency under that load   ${summary(concurrent.flatMap((run) => run.relay))}`);
     console.log('  peak resident memory by process:');
     for (const [name, mb] of Object.entries(peaks)) console.log(`    ${name.padEnd(28)} ${fmt(mb)} MB`);
+    await latencyReport(stack);
   } finally {
     await stopStack(stack);
     await search.close();

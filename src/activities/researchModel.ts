@@ -1,6 +1,7 @@
 import type { ModelClient } from '../model/modelClient';
 import {
   analyzePrompt,
+  answerPrompt,
   evaluatePrompt,
   judgePrompt,
   outlinePrompt,
@@ -8,6 +9,7 @@ import {
   RESEARCH_PROMPT_VERSION,
   writePrompt,
   type AnalyzeInput,
+  type AnswerInput,
   type EvaluateInput,
   type Evaluation,
   type JudgeInput,
@@ -19,6 +21,7 @@ import {
   type Verdict,
   type WriteInput,
 } from '../prompts/research.v1';
+import { SOURCES_HEADING } from '../research/citations';
 import { structuredAsker, type ModelReply } from './structuredAsk';
 
 /** A model's answer to one research step, with what it cost. */
@@ -28,6 +31,21 @@ export type ResearchReply<T> = ModelReply<T>;
 const MAX_TEXT = 2_000;
 const MAX_ITEM = 500;
 const MAX_REPORT = 200_000;
+
+/**
+ * A heading line: `fast`'s answer is prose, so a title or section the model adds anyway goes;
+ * a sources heading stays, for finalizeReport to cut the list under it.
+ */
+const HEADING_LINE = /^[ \t]{0,3}#{1,6}(?:[ \t][^\n]*)?$/gm;
+
+/** `fast`'s answer as it leaves the model: clipped, without headings, but for a sources list's. */
+export function proseAnswer(text: string): string {
+  return text
+    .slice(0, MAX_REPORT)
+    .replace(HEADING_LINE, (line) => (SOURCES_HEADING.test(line.trim()) ? line : ''))
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
 
 const clip = (text: string, max = MAX_TEXT) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 const clipAll = (items: string[], count: number, max = MAX_ITEM) =>
@@ -118,6 +136,11 @@ export function createResearchActivities(client: ModelClient) {
     async writeReport(input: WriteInput): Promise<ResearchReply<{ report: string }>> {
       const reply = await ask<{ report: string }>('research-write', writePrompt(input));
       return { ...reply, value: { report: clip(reply.value.report.trim(), MAX_REPORT) } };
+    },
+
+    async writeAnswer(input: AnswerInput): Promise<ResearchReply<{ report: string }>> {
+      const reply = await ask<{ report: string }>('research-write', answerPrompt(input));
+      return { ...reply, value: { report: proseAnswer(reply.value.report) } };
     },
 
     async judgeReport(input: JudgeInput): Promise<ResearchReply<Verdict>> {

@@ -338,7 +338,7 @@ ${untrustedRule('source_notes', 'notes, written from web pages,')}
 - Cite every factual claim right after it with the number of the note it comes from, in square brackets: [3]. Several sources: [2][5]. Cite only numbers that appear in the notes.
 - Start with a # title, then a short direct answer to the request, then sections with ## headings following the outline, and end with a brief conclusion.
 - Where sources disagree, present each view with its citation. Prefer the more reliable source and say why.
-- Do not write a list of sources or references: it is added after your report.
+- Do not write a list of sources or references: the sources are given to the reader separately.
 - Length: about ${length}. Write in the language of the request.
 - report: the whole report as one Markdown string.
 ${JSON_RULE}`;
@@ -414,4 +414,62 @@ ${fence('report', input.report)}`;
       feedback: string,
     }),
   };
+}
+
+/** A page `fast` read, as passages of its own text (no model call summarized it). */
+export interface SourceExcerpts {
+  /** The number it is cited by. */
+  id: number;
+  url: string;
+  title: string;
+  excerpts: string[];
+}
+
+export interface AnswerInput {
+  query: string;
+  objective: string;
+  questions: string[];
+  now: number;
+  sources: SourceExcerpts[];
+}
+
+function excerptsBlock(sources: SourceExcerpts[]): string {
+  if (sources.length === 0) return fence('source_notes', '(no source could be read)');
+  const text = sources
+    .map((source) =>
+      [`[${source.id}] ${source.title || source.url}`, `URL: ${source.url}`, ...source.excerpts].join('\n\n'),
+    )
+    .join('\n\n---\n\n');
+  return fence('source_notes', text);
+}
+
+/**
+ * `fast`'s one writing call: a concise answer straight from the pages' passages, the shape the
+ * hosted `fast` returns (one or two cited paragraphs, no headings, no source list).
+ */
+export function answerPrompt(input: AnswerInput): Prompt {
+  const system = `You answer research requests concisely from numbered web sources.
+
+Today's date is ${today(input.now)}. Treat "latest", "current" and "recent" relative to it.
+
+Rules:
+${untrustedRule('source_notes', 'passages, copied from web pages,')}
+- Use only what the passages state. Never add facts from memory; when they do not settle something, say so in one sentence.
+- Cite every factual claim right after it with the number of the source it comes from, in square brackets: [3]. Several sources: [2][5]. Cite only numbers that appear in the sources.
+- Answer the request directly in one or two paragraphs of plain prose, 100 to 250 words in all: no title, no headings, no lists, no tables.
+- Where sources disagree, give each view with its citation.
+- Do not write a list of sources or references: the sources are given to the reader separately.
+- Write in the language of the request.
+- report: the answer as one Markdown string.
+${JSON_RULE}`;
+  const user = `Research request:\n${input.query}
+
+Objective: ${input.objective}
+
+Research questions:
+${numbered(input.questions)}
+
+Sources:
+${excerptsBlock(input.sources)}`;
+  return { system, user, schemaName: 'research_answer', schema: object({ report: string }) };
 }

@@ -21,22 +21,10 @@ export interface FinalReport {
 
 /** `[3]`, `[2, 5]` or `[2][5]` (each bracket alone); not a link's `[text](url)`, not a footnote `[^1]`. */
 const MARKER = /([ \t]?)\[(\d{1,4}(?:\s*,\s*\d{1,4})*)\](?!\()/g;
-/** A sources list the writer added although told not to: ours replaces it. */
-const SOURCES_HEADING = /^#{1,6}\s*(sources|references|bibliography|works cited|citations)\s*(?::\s*)?$/im;
+/** A sources list the writer added although told not to: `cited_pages` is the list. */
+export const SOURCES_HEADING = /^#{1,6}\s*(sources|references|bibliography|works cited|citations)\s*(?::\s*)?$/im;
 const MAX_CLAIMS = 10;
 const MAX_CLAIM_CHARS = 400;
-
-function escapeLinkText(text: string): string {
-  return text
-    .replace(/[[\]\\]/g, (c) => `\\${c}`)
-    .replace(/\s+/g, ' ')
-    .trim();
-}
-
-/** A URL as a Markdown link target: parentheses and spaces would end it early. */
-function linkTarget(url: string): string {
-  return url.replace(/[() ]/g, (c) => encodeURIComponent(c).replace('(', '%28').replace(')', '%29'));
-}
 
 /** The sentences of a Markdown text, one list item or paragraph line at a time. */
 function sentences(markdown: string): string[] {
@@ -92,9 +80,10 @@ function endsSentence(line: string, end: number): boolean {
 
 /**
  * Makes a draft's citations trustworthy: only numbers of sources research analyzed survive
- * (any other marker is dropped), they are renumbered by first appearance, and the source list
- * is written from our records, never from the model's. Each cited source keeps the sentences
- * that cite it as its claims.
+ * (any other marker is dropped), they are renumbered by first appearance, and a source list
+ * the model wrote goes: the sources are `cited_pages`, in the order of the numbers, so an app
+ * that renders them does not show them twice. Each cited source keeps the sentences that cite
+ * it as its claims.
  */
 export function finalizeReport(draft: string, sources: CitableSource[]): FinalReport {
   const byId = new Map(sources.map((source) => [source.id, source]));
@@ -137,12 +126,5 @@ export function finalizeReport(draft: string, sources: CitableSource[]): FinalRe
       if (entry && entry.claims.length < MAX_CLAIMS && !entry.claims.includes(claim)) entry.claims.push(claim);
     }
   }
-  if (cited.length === 0) return { report, cited };
-  const list = cited
-    .map(
-      (entry) =>
-        `${entry.number}. [${escapeLinkText(entry.source.title || entry.source.url)}](${linkTarget(entry.source.url)})`,
-    )
-    .join('\n');
-  return { report: `${report}\n\n## Sources\n\n${list}\n`, cited };
+  return { report, cited };
 }

@@ -1,4 +1,5 @@
 import type { ResearchMode } from '../events/research';
+import type { ExcerptBudget } from './excerpts';
 
 /** How far each mode goes: `fast` answers from one round of a few searches; `balanced` digs up to three rounds deep. */
 export interface ModeBudget {
@@ -15,7 +16,10 @@ export interface ModeBudget {
   linksPerPage: number;
   /** Source notes the outline and the report work from. */
   maxSources: number;
-  /** Drafts at most: the first, and one revision when the reviewer sends it back. */
+  /**
+   * Drafts at most: the first, and one revision when the reviewer sends it back. `fast` writes
+   * once; its 2 holds for runs started before it did (FAST_SHAPE_PATCH), so they replay alike.
+   */
   maxDrafts: number;
 }
 
@@ -41,6 +45,12 @@ export const MODE_BUDGETS: Record<ResearchMode, ModeBudget> = {
     maxDrafts: 2,
   },
 };
+
+/**
+ * What `fast` gives its writer from the pages it read: about 4,000 tokens of their best
+ * passages, a few per page, so one page cannot fill the prompt.
+ */
+export const FAST_EXCERPTS: ExcerptBudget = { totalChars: 16_000, chunkChars: 1_200, perPage: 3 };
 
 /** Pages named in a query that research reads first, at most. */
 export const MAX_QUERY_URLS = 5;

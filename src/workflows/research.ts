@@ -3,6 +3,7 @@ import {
   ApplicationFailure,
   isCancellation,
   log as workflowLog,
+  patched,
   proxyActivities,
   upsertMemo,
 } from '@temporalio/workflow';
@@ -28,9 +29,10 @@ import type {
 } from '../events/research';
 import { researchStream } from '../events/streams';
 import type { TokenUsage } from '../model/modelClient';
-import type { Evaluation, Outline, PageAnalysis, Plan, SourceNote } from '../prompts/research.v1';
-import { finalizeReport } from '../research/citations';
-import { MODE_BUDGETS, type ModeBudget } from '../research/modes';
+import type { Evaluation, Outline, PageAnalysis, Plan, SourceExcerpts, SourceNote } from '../prompts/research.v1';
+import { finalizeReport, type CitableSource } from '../research/citations';
+import { rankedExcerpts } from '../research/excerpts';
+import { FAST_EXCERPTS, MODE_BUDGETS, type ModeBudget } from '../research/modes';
 import { domainOf, pageKey, urlsInQuery } from '../research/queryUrls';
 import { stopReasonAfter, type StopReason } from '../research/stopRule';
 import type { PageQueues } from '../operations/pageRequest';
@@ -82,6 +84,13 @@ interface AnalyzedPage extends PageTarget {
   analysis: PageAnalysis;
 }
 
+/**
+ * `fast` runs the hosted service's shape: plan, one round of searching and reading, one writing
+ * call. Runs started before it took the analyzing, evaluating, outlining and judging path;
+ * `patched` sends their replays down it again.
+ */
+export const FAST_SHAPE_PATCH = 'research-fast-shape';
+
 /** A research step failed for the whole run: the error event says which, then the run fails. */
 class ResearchFailure extends Error {
   constructor(
@@ -108,6 +117,9 @@ const SEARCH_OPTIONS = {
   retry: { maximumAttempts: 3, initialInterval: '1s', backoffCoefficient: 2 },
 } as const;
 
+/** Characters of a page's lead passage that stand for its summary in `fast`. */
+const SUMMARY_CHARS = 600;
+
 const RATING_ORDER = { high: 0, medium: 1, low: 2 } as const;
 
 function describe(err: unknown): string {
@@ -119,11 +131,13 @@ function describe(err: unknown): string {
 }
 
 /**
- * Research (spec 2.8, 6.2): plan, then rounds of searching, reading and analyzing pages (and, in
- * `balanced`, following their best links) until coverage is enough or the rounds run out; then
- * outline, write a report citing only the pages read, have it reviewed (one revision at most)
- * and complete. Every step is an activity; each page's fetch and its analysis are activities of
- * their own, so a worker lost mid-run costs only the steps it had in hand.
+ * Research (spec 2.8, 6.2). `fast`: plan, one round of searching and reading, one answer written
+ * from the pages' best passages. `balanced`: plan, then rounds of searching, reading and
+ * analyzing pages and following their best links until coverage is enough or the rounds run
+ * out; then outline, write a report citing only the pages read, have it reviewed (one revision
+ * at most). Both complete with the report and its cited pages. Every step is an activity; each
+ * page's fetch (and, in `balanced`, its analysis) is an activity of its own, so a worker lost
+ * mid-run costs only the steps it had in hand.
  */
 export async function research(input: ResearchInput): Promise<void> {
   const log = new EventLog<ResearchEvents>(researchStream, input.stream);
@@ -207,10 +221,12 @@ class ResearchRun {
   private async research(): Promise<void> {
     const { query, mode } = this.input.request;
     this.emit('start', { message: `Researching in ${mode} mode` });
+    const fastShape = mode === 'fast' && patched(FAST_SHAPE_PATCH);
     const prefetched = await this.phase('prefetching', () => this.prefetch());
     this.plan = await this.phase('planning', () => this.planResearch(prefetched));
     this.questions = this.plan.questions.length > 0 ? this.plan.questions : [query];
     let queries = this.plan.queries.length > 0 ? this.plan.queries : [query];
+    if (fastShape) return this.answerFast(prefetched, queries);
     for (let iteration = 1; iteration <= this.budget.maxIterations; iteration++) {
       this.iteration = iteration;
       this.activity = 'iteration';
@@ -253,7 +269,100 @@ class ResearchRun {
     if (this.analyzed.length === 0) throw new ResearchFailure('no_sources', 'no page could be fetched and analyzed');
     const { outline, notes } = await this.phase('outlining', () => this.outline());
     const report = await this.writeAndJudge(outline, notes);
-    this.complete(report, outline, notes);
+    this.complete(report, notes, outline);
+  }
+
+  /**
+   * `fast`: one round of searching and reading, and the pages' own best passages go to one
+   * writing call; no model reads a page, weighs coverage, outlines or reviews. Two sequential
+   * model calls in all, as the hosted `fast` makes.
+   */
+  private async answerFast(prefetched: PageTarget[], queries: string[]): Promise<void> {
+    const iteration = 1;
+    this.iteration = iteration;
+    this.activity = 'iteration';
+    const started = Date.now();
+    this.emit('iteration:start', {
+      message: 'One round of searching and reading',
+      iteration,
+      maxIterations: 1,
+      queries,
+    });
+    const sources = await this.phase('searching', async () => {
+      const found = await this.searchFor(iteration, queries);
+      const allowed = await this.allowedByRobots(found);
+      return this.readExcerpts(iteration, [...prefetched, ...allowed.slice(0, this.budget.pagesPerIteration)]);
+    });
+    this.addPhase('iteration', started);
+    this.activity = 'iteration';
+    this.emit('iteration:end', {
+      message: `Read ${sources.length} page(s)`,
+      iteration,
+      isLast: true,
+      stopReason: 'max_iterations',
+    });
+    this.iteration = undefined;
+    if (sources.length === 0) throw new ResearchFailure('no_sources', 'no page could be fetched and read');
+    this.activity = 'writing';
+    const writing = Date.now();
+    this.emit('writing:start', { message: 'Writing the answer', attempt: 1, maxAttempts: 1, isRevision: false });
+    const { report } = await this.required(() =>
+      this.model.writeAnswer({
+        query: this.input.request.query,
+        objective: this.plan.objective,
+        questions: this.questions,
+        now: Date.now(),
+        sources,
+      }),
+    );
+    if (!report) throw new ResearchFailure('research_failed', 'the model wrote an empty answer');
+    this.emit('writing:end', { message: 'Answer written', attempt: 1 });
+    this.addPhase('writing', writing);
+    this.complete(
+      report,
+      sources.map(({ id, url, title }) => ({ id, url, title })),
+    );
+  }
+
+  /**
+   * Reads the pages, a few at a time, and keeps the passages of each that bear most on the
+   * research: what `fast` writes from instead of a model's analysis of every page.
+   */
+  private async readExcerpts(iteration: number, targets: PageTarget[]): Promise<SourceExcerpts[]> {
+    for (const target of targets) this.seen.add(pageKey(target.url));
+    const pages = await mapBounded(targets, this.input.pageConcurrency, async (target) => {
+      const reading = target.reading ?? (await this.fetch(target.url));
+      return reading && { target, reading, title: reading.metadata.title || target.title || target.url };
+    });
+    const read = pages.filter((page) => page !== undefined);
+    const excerpts = rankedExcerpts(
+      read.map((page, index) => ({ id: index, content: page.reading.content })),
+      [this.input.request.query, ...this.questions, ...this.plan.queries].join('\n'),
+      FAST_EXCERPTS,
+    );
+    const sources: SourceExcerpts[] = [];
+    read.forEach((page, index) => {
+      const passages = excerpts.get(index);
+      if (!passages) return;
+      const analyzed: AnalyzedPage = {
+        ...page.target,
+        reading: undefined,
+        id: this.analyzed.length + 1,
+        title: page.title,
+        iteration,
+        // Not assessed: no model reads a page in `fast`; the lead passage stands for its summary.
+        analysis: {
+          relevance: 'medium',
+          reliability: 'medium',
+          summary: passages[0]!.slice(0, SUMMARY_CHARS),
+          keyFacts: [],
+          promisingLinks: [],
+        },
+      };
+      this.analyzed.push(analyzed);
+      sources.push({ id: analyzed.id, url: analyzed.url, title: analyzed.title, excerpts: passages });
+    });
+    return sources;
   }
 
   /** Runs one phase between its start and end events (which `work` emits), timing it. */
@@ -704,13 +813,10 @@ class ResearchRun {
     return report;
   }
 
-  private complete(draft: string, outline: Outline, notes: SourceNote[]): void {
+  private complete(draft: string, sources: CitableSource[], outline?: Outline): void {
     this.activity = undefined;
     const pages = new Map(this.analyzed.map((page) => [page.id, page]));
-    const final = finalizeReport(
-      draft,
-      notes.map((note) => ({ id: note.id, url: note.url, title: note.title })),
-    );
+    const final = finalizeReport(draft, sources);
     const citedPages: CitedPage[] = final.cited.map(({ source, number, claims }) => {
       const page = pages.get(source.id)!;
       return {
@@ -758,12 +864,18 @@ class ResearchRun {
       gapEvaluations: this.evaluations,
       judgments: this.judgments,
       metrics,
-      outline: {
-        directAnswer: outline.directAnswer,
-        keyTakeaways: outline.keyTakeaways,
-        outline: outline.outline,
-        relevantSourceIds: notes.map((note) => renumbered.get(note.id)).filter((id): id is string => id !== undefined),
-      },
+      ...(outline
+        ? {
+            outline: {
+              directAnswer: outline.directAnswer,
+              keyTakeaways: outline.keyTakeaways,
+              outline: outline.outline,
+              relevantSourceIds: sources
+                .map((source) => renumbered.get(source.id))
+                .filter((id): id is string => id !== undefined),
+            },
+          }
+        : {}),
       urlSources: {
         userProvided: this.analyzed.filter((page) => page.urlSource === 'user-input').length,
         searchResults: this.analyzed.filter((page) => page.urlSource === 'search-result').length,

@@ -83,6 +83,7 @@ function slowModelScript(): Record<string, FormatReply[]> {
     research_report: slow({
       report: '# Volcanoes of Iceland\n\nIceland lies on the Mid-Atlantic Ridge [1].',
     }),
+    research_answer: slow({ report: 'Iceland lies on the Mid-Atlantic Ridge [1].' }),
     report_review: slow({
       approved: true,
       score: 8,

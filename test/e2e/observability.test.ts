@@ -334,6 +334,7 @@ const RESEARCH_SCRIPT: StandInScript = {
       { content: json({ report: '# Watching volcanoes\n\nSeismometers watch them [1].' }), keep: true },
     ],
     report_review: [{ content: json({ approved: true, score: 8, observation: 'Sound.', feedback: '' }), keep: true }],
+    research_answer: [{ content: json({ report: 'Seismometers watch them [1].' }), keep: true }],
   },
 };
 

@@ -89,10 +89,10 @@ describe('@tabstack/sdk', () => {
     });
     const seen: ResearchEvent[] = [];
     for await (const event of stream) seen.push(event);
-    expect(seen[0]!.event).toBe('start');
+    expect(seen.map((event) => event.event)).toEqual(FAST_EVENTS);
+    for (const event of seen) if (event.event === 'writing:start') expect(event.data.maxAttempts).toBe(1);
     const last = seen.at(-1)!;
-    expect(last.event).toBe('complete');
-    if (last.event === 'complete') expect(last.data.report).toContain('## Sources');
+    if (last.event === 'complete') expectFastAnswer(last.data.report, last.data.metadata.citedPages ?? []);
     const misfits = seen.map((event) => ({ event: event.event, problems: check('research', event) }));
     expect(misfits.filter(({ problems }) => problems.length > 0)).toEqual([]);
   });
@@ -144,6 +144,30 @@ describe('@tabstack/sdk', () => {
   });
 });
 
+/** The events of a `fast` run, as the hosted service streams them. */
+const FAST_EVENTS = [
+  'start',
+  'planning:start',
+  'planning:end',
+  'iteration:start',
+  'searching:start',
+  'searching:end',
+  'iteration:end',
+  'writing:start',
+  'writing:end',
+  'complete',
+];
+
+/** A `fast` report: prose without headings or a source list, each `[n]` the n-th cited page. */
+function expectFastAnswer(report: string, cited: { id: string }[]): void {
+  expect(report).not.toMatch(/^#/m);
+  expect(report).not.toContain('Sources');
+  const markers = [...new Set([...report.matchAll(/\[(\d+)\]/g)].map((match) => match[1]))];
+  expect(markers.length).toBeGreaterThan(0);
+  expect(markers).toEqual(cited.map((page) => page.id));
+  expect(cited.map((page) => page.id)).toEqual(cited.map((_page, i) => String(i + 1)));
+}
+
 describe('tabstack (PyPI)', () => {
   it('reads Extract Markdown, a refusal and a Research stream in the client types', async () => {
     await scriptModel(volcanoScript());
@@ -159,13 +183,16 @@ describe('tabstack (PyPI)', () => {
     const result = JSON.parse(run.stdout) as {
       markdown: { url: string; title: string; content: string };
       bad_request: { status: number; body: unknown };
-      research: { events: string[]; report: string };
+      research: { events: string[]; report: string; max_attempts: number[]; cited: string[] };
     };
     expect(result.markdown).toMatchObject({ url, title: 'Harbour Lamp' });
     expect(result.markdown.content).toMatch(/^A brass oil lamp/);
     expect(result.bad_request).toEqual({ status: 400, body: { error: 'url is required' } });
-    expect(result.research.events[0]).toBe('start');
-    expect(result.research.events.at(-1)).toBe('complete');
-    expect(result.research.report).toContain('## Sources');
+    expect(result.research.events).toEqual(FAST_EVENTS);
+    expect(result.research.max_attempts).toEqual([1]);
+    expectFastAnswer(
+      result.research.report,
+      result.research.cited.map((id) => ({ id })),
+    );
   }, 120_000);
 });

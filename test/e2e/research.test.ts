@@ -68,6 +68,37 @@ function expectClientTypes(stream: SseStream): void {
   }
 }
 
+/** What `fast` streams, as the hosted service does. */
+const FAST_EVENTS = [
+  'start',
+  'planning:start',
+  'planning:end',
+  'iteration:start',
+  'searching:start',
+  'searching:end',
+  'iteration:end',
+  'writing:start',
+  'writing:end',
+  'complete',
+];
+
+/** `balanced` content with its first round: for tests of how pages are read, which its analyses show. */
+const ONE_ROUND = {
+  coverage_evaluation: [
+    {
+      content: json({
+        coverage: 'Solid',
+        assessments: [],
+        gaps: '',
+        shouldContinue: false,
+        nextQueries: [],
+        newQuestions: [],
+      }),
+      keep: true,
+    },
+  ],
+};
+
 const names = (messages: SseMessage[]) => messages.map((message) => message.event);
 const payloads = <E extends keyof ResearchEvents>(stream: SseStream, event: E): ResearchEvents[E][] =>
   stream.events
@@ -87,56 +118,34 @@ const ENDING = [
 ];
 
 describe('POST /v1/research', () => {
-  it('fast: streams every phase in order, each payload of the client types, to a report citing only pages read', async () => {
+  it('fast: streams the hosted ten events, each payload of the client types, to a prose answer citing only pages read', async () => {
     await script(volcanoScript());
     const stream = await start({ query: 'How do the volcanoes of Iceland erupt?' });
     expect(stream.response.status).toBe(200);
     expect(stream.response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     expect(stream.response.headers.get('x-run-id')).toMatch(/^research-[0-9A-HJKMNP-TV-Z]{26}$/);
     await stream.finished;
-    expect(names(stream.events)).toEqual([
-      'start',
-      'planning:start',
-      'planning:end',
-      ...ROUND,
-      ...EVALUATION,
-      ...ENDING,
-    ]);
+    expect(names(stream.events)).toEqual(FAST_EVENTS);
     expectClientTypes(stream);
     expect(stream.events.map((event) => Number(event.id))).toEqual(stream.events.map((_e, i) => i + 1));
 
     const [end] = payloads(stream, 'iteration:end');
     expect(end).toMatchObject({ iteration: 1, isLast: true, stopReason: 'max_iterations' });
-    expect(payloads(stream, 'evaluating:end')[0]).toMatchObject({
-      coverage: 'Moderate',
-      shouldContinue: true,
-      nextQueries: [],
-      gaps: 'More on lava',
-    });
-    expect(payloads(stream, 'evaluating:end')[0]!.questionAssessments.map((a) => a.status)).toEqual([
-      'answered',
-      'partial',
-    ]);
+    expect(payloads(stream, 'writing:start')[0]).toMatchObject({ attempt: 1, maxAttempts: 1, isRevision: false });
     expect(payloads(stream, 'searching:start')[0]!.queries).toEqual(PLAN.queries);
     expect(search.queries.slice(-2).sort()).toEqual([...PLAN.queries].sort());
-    const analyzed = payloads(stream, 'analyzing:end')[0]!;
-    expect(analyzed.analyzed).toBeGreaterThanOrEqual(2);
-    const read = new Set(analyzed.samples.map((sample) => sample.url));
-    for (const sample of analyzed.samples)
-      expect(sample).toMatchObject({ domain: '127.0.0.2', urlSource: 'search-result', relevance: 'high' });
+    const answers = (await modelRequests()).filter(
+      (request) => request.response_format?.json_schema?.name === 'research_answer',
+    );
+    const read = new Set([...answers.at(-1)!.messages[1]!.content.matchAll(/^URL: (\S+)$/gm)].map((m) => m[1]));
+    expect(read.size).toBeGreaterThanOrEqual(2);
 
     const complete = payloads(stream, 'complete')[0]!;
     const cited = complete.metadata.citedPages!;
     expect(cited.map((page) => page.id)).toEqual(['1', '2']);
     for (const page of cited) expect(read.has(page.url)).toBe(true);
-    expect(complete.report).toContain(
+    expect(complete.report).toBe(
       'Iceland lies on the Mid-Atlantic Ridge [1]. Lava comes in two kinds [2]. A claim from nowhere.',
-    );
-    expect(complete.report).not.toContain('Made up');
-    expect(complete.report).toMatch(
-      new RegExp(
-        `## Sources\\n\\n1\\. \\[[^\\]]+\\]\\(${cited[0]!.url}\\)\\n2\\. \\[[^\\]]+\\]\\(${cited[1]!.url}\\)\\n$`,
-      ),
     );
     expect(cited[0]!.claims).toEqual(['Iceland lies on the Mid-Atlantic Ridge.']);
     expect(complete.metadata).toMatchObject({
@@ -144,13 +153,12 @@ describe('POST /v1/research', () => {
       prompt: 'How do the volcanoes of Iceland erupt?',
       researchQuestions: PLAN.questions,
       executedQueries: [PLAN.queries],
-      totalPagesAnalyzed: analyzed.analyzed,
-      judgments: [{ approved: true, score: 8 }],
+      totalPagesAnalyzed: read.size,
+      judgments: [],
       metrics: { iterations: 1, searches: { searxng: 2 }, robotsBlocked: 0 },
     });
-    expect(complete.metadata.metrics!.fetches).toBeGreaterThanOrEqual(analyzed.analyzed);
-    expect(Object.keys(complete.metadata.metrics!.phases)).toEqual(
-      expect.arrayContaining(['planning', 'searching', 'analyzing', 'evaluating', 'writing', 'judging']),
+    expect(Object.keys(complete.metadata.metrics!.phases).sort()).toEqual(
+      ['iteration', 'planning', 'prefetching', 'searching', 'writing'].sort(),
     );
     expect(complete.metadata.metrics!.tokens['stand-in-model']!.input).toBeGreaterThan(0);
   });
@@ -236,9 +244,12 @@ describe('POST /v1/research', () => {
   });
 
   it('reads the pages a query names first, plans with them, and analyzes them as the user gave them', async () => {
-    await script(volcanoScript());
+    await script(volcanoScript(ONE_ROUND));
     const named = url('/volcanoes/surtsey');
-    const stream = await start({ query: `What does ${named} say about new land, and ${url(FAILING_PATH)}?` });
+    const stream = await start({
+      query: `What does ${named} say about new land, and ${url(FAILING_PATH)}?`,
+      mode: 'balanced',
+    });
     await stream.finished;
     expect(names(stream.events).slice(0, 5)).toEqual([
       'start',
@@ -261,21 +272,21 @@ describe('POST /v1/research', () => {
   });
 
   it('reads pages from the cache unless nocache, which fetches them again', async () => {
-    await script(volcanoScript());
+    await script(volcanoScript(ONE_ROUND));
     const query = 'Honeybees waggle dance queen';
-    const first = await start({ query, nocache: true });
+    const first = await start({ query, mode: 'balanced', nocache: true });
     await first.finished;
     const read = payloads(first, 'analyzing:end')[0]!.samples.map((sample) => new URL(sample.url).pathname);
     expect(read.length).toBeGreaterThan(0);
     const hitsAfterFirst = read.map((pathname) => corpus.hits.get(pathname));
 
-    const second = await start({ query });
+    const second = await start({ query, mode: 'balanced' });
     await second.finished;
     const metrics = payloads(second, 'complete')[0]!.metadata.metrics!;
     expect(metrics.cachedFetches).toBe(metrics.fetches);
     expect(read.map((pathname) => corpus.hits.get(pathname))).toEqual(hitsAfterFirst);
 
-    const third = await start({ query, nocache: true });
+    const third = await start({ query, mode: 'balanced', nocache: true });
     await third.finished;
     expect(payloads(third, 'complete')[0]!.metadata.metrics!.cachedFetches).toBe(0);
     expect(read.map((pathname) => corpus.hits.get(pathname))).toEqual(hitsAfterFirst.map((hits) => hits! + 1));
@@ -284,6 +295,7 @@ describe('POST /v1/research', () => {
   it('counts a failing page and one slower than fetch_timeout as failed, and goes on', async () => {
     await script(
       volcanoScript({
+        ...ONE_ROUND,
         research_plan: [
           {
             content: json({
@@ -296,6 +308,7 @@ describe('POST /v1/research', () => {
     );
     const stream = await start({
       query: 'Bee colony collapse and volcano monitoring',
+      mode: 'balanced',
       fetch_timeout: 1,
       nocache: true,
     });
@@ -314,10 +327,11 @@ describe('POST /v1/research', () => {
   it('never fetches a page robots.txt disallows, and counts it', async () => {
     await script(
       volcanoScript({
+        ...ONE_ROUND,
         research_plan: [{ content: json({ ...PLAN, queries: ['Pont du Gard survey notes private'] }) }],
       }),
     );
-    const stream = await start({ query: 'Pont du Gard height', nocache: true });
+    const stream = await start({ query: 'Pont du Gard height', mode: 'balanced', nocache: true });
     await stream.finished;
     expect(search.queries.at(-1)).toBe('Pont du Gard survey notes private');
     const samples = payloads(stream, 'analyzing:end')[0]!.samples.map((sample) => sample.url);
@@ -347,13 +361,18 @@ describe('POST /v1/research', () => {
   it('goes on when the workflow worker dies mid-run: no finished analysis redone, every event delivered once', async () => {
     await script(
       volcanoScript({
+        ...ONE_ROUND,
         research_plan: [
           { content: json({ ...PLAN, queries: ['monitoring stations seismometers', 'Iceland volcanoes eruption'] }) },
         ],
       }),
     );
     const slowHits = corpus.hits.get(SLOW_PATH) ?? 0;
-    const stream = await start({ query: 'How is volcanic unrest in Iceland watched?', nocache: true });
+    const stream = await start({
+      query: 'How is volcanic unrest in Iceland watched?',
+      mode: 'balanced',
+      nocache: true,
+    });
     while ((corpus.hits.get(SLOW_PATH) ?? 0) === slowHits) await new Promise((resolve) => setTimeout(resolve, 20));
     // The slow page is on its way; the other pages have long been read and analyzed.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -374,6 +393,39 @@ describe('POST /v1/research', () => {
       );
       expect({ sample, analyses: asked.length }).toEqual({ sample, analyses: 1 });
     }
+  }, 120_000);
+
+  it('fast goes on when the workflow worker dies mid-read: no page fetched again, every event delivered once', async () => {
+    await script(
+      volcanoScript({
+        research_plan: [
+          { content: json({ ...PLAN, queries: ['monitoring stations seismometers', 'Iceland volcanoes eruption'] }) },
+        ],
+      }),
+    );
+    const before = new Map(corpus.hits);
+    const stream = await start({ query: 'How is volcanic unrest in Iceland watched, quickly?', nocache: true });
+    while ((corpus.hits.get(SLOW_PATH) ?? 0) === (before.get(SLOW_PATH) ?? 0))
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    stack.workers.get('workflow,model')!.process.kill('SIGKILL');
+    stack.spawnWorker('workflow,model');
+    await stream.finished;
+    expect(names(stream.events)).toEqual(FAST_EVENTS);
+    expect(stream.events.map((event) => Number(event.id))).toEqual(stream.events.map((_e, i) => i + 1));
+    expectClientTypes(stream);
+    const answers = (await modelRequests()).filter(
+      (request) => request.response_format?.json_schema?.name === 'research_answer',
+    );
+    const read = [...answers.at(-1)!.messages[1]!.content.matchAll(/^URL: (\S+)$/gm)].map(
+      (m) => new URL(m[1]!).pathname,
+    );
+    expect(read).toContain(SLOW_PATH);
+    for (const pathname of read)
+      expect({ pathname, fetches: corpus.hits.get(pathname)! - (before.get(pathname) ?? 0) }).toEqual({
+        pathname,
+        fetches: 1,
+      });
   }, 120_000);
 
   it('resumes with Last-Event-ID after a dropped connection, each event once, through to complete', async () => {

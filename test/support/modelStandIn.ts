@@ -142,7 +142,7 @@ export async function startModelStandIn(host = '127.0.0.1'): Promise<ModelStandI
       } catch {
         return send(400, errorBody(400, 'We could not parse the JSON body of your request.'));
       }
-      received.push(body);
+      received.push({ ...body, receivedAt: Date.now() });
       if (body.model !== STAND_IN_MODEL)
         return send(404, errorBody(404, `The model \`${body.model}\` does not exist or you do not have access to it.`));
       if (body.response_format?.type === 'json_schema' && script.jsonSchemaSupported === false) {

@@ -84,7 +84,10 @@ interface Recording {
 
 const answer = (value: unknown): FormatReply => ({ content: JSON.stringify(value), keep: true });
 
-/** A research run that reads, follows a link, searches a second round, and has its first draft sent back. */
+/**
+ * A `balanced` research run that reads, follows a link, searches a second round, and has its
+ * first draft sent back; `fast` plans, reads and answers once.
+ */
 const researchReplies = (corpus: Pages): Record<string, FormatReply[]> => ({
   research_plan: [
     answer({
@@ -128,6 +131,7 @@ const researchReplies = (corpus: Pages): Record<string, FormatReply[]> => ({
     answer({ coverage: 'Solid', assessments: [], gaps: '', shouldContinue: false, nextQueries: [], newQuestions: [] }),
   ],
   research_report: [answer({ report: '# Roman aqueducts\n\nThey flowed by gravity [1]. Some still stand [2].' })],
+  research_answer: [answer({ report: 'They flowed by gravity [1]. Some still stand [2].' })],
   report_review: [
     { content: JSON.stringify({ approved: false, score: 5, observation: 'Thin', feedback: 'Say which survive.' }) },
     answer({ approved: true, score: 8, observation: 'Good', feedback: '' }),

@@ -2,8 +2,8 @@ import type { FormatReply, StandInScript } from './modelStandIn';
 
 /**
  * The model's answers for a research run on the corpus's volcano pages: a plan, high-rated page
- * analyses, a coverage evaluation, a report citing notes 1, 2 and one never read, and an approving
- * review. Each answer is kept for every call of its kind; `extra` replaces kinds.
+ * analyses, a coverage evaluation, a report (and `fast`'s answer) citing notes 1, 2 and one never
+ * read, and an approving review. Each answer is kept for every call of its kind; `extra` replaces kinds.
  */
 
 const json = (value: unknown): string => JSON.stringify(value);
@@ -58,6 +58,7 @@ export function volcanoScript(extra: Record<string, FormatReply[]> = {}): Record
       },
     ],
     research_report: [{ content: json(REPORT), keep: true }],
+    research_answer: [{ content: json(REPORT), keep: true }],
     report_review: [{ content: json({ approved: true, score: 8, observation: 'Sound.', feedback: '' }), keep: true }],
     ...extra,
   };

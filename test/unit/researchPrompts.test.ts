@@ -1,6 +1,9 @@
+import { proseAnswer } from '../../src/activities/researchModel';
+import { finalizeReport } from '../../src/research/citations';
 import { compileSchema } from '../../src/structured/schema';
 import {
   analyzePrompt,
+  answerPrompt,
   evaluatePrompt,
   judgePrompt,
   outlinePrompt,
@@ -66,7 +69,19 @@ const prompts: [string, Prompt][] = [
     writePrompt({ ...base, mode: 'fast', outline, notes: [note], revision: { report: HOSTILE, feedback: 'More' } }),
   ],
   ['judge', judgePrompt({ ...base, report: HOSTILE, notes: [note] })],
+  [
+    'answer',
+    answerPrompt({ ...base, sources: [{ id: 3, url: 'https://a.example/x', title: HOSTILE, excerpts: [HOSTILE] }] }),
+  ],
 ];
+
+describe("fast's answer", () => {
+  it('loses the headings the model added anyway, and with finalizeReport its source list', () => {
+    const written = '# Harbour\n\n## Answer\nIt is deep [3].\n\n## Sources\n\n1. Made up';
+    const { report } = finalizeReport(proseAnswer(written), [{ id: 3, url: 'https://a.example/x', title: 'X' }]);
+    expect(report).toBe('It is deep [1].');
+  });
+});
 
 describe('research prompts', () => {
   it.each(prompts)('%s: web text only inside its fence, which it cannot close', (_name, prompt) => {

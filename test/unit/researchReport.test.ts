@@ -9,12 +9,12 @@ const sources = [
 ];
 
 describe('finalizeReport', () => {
-  it('keeps only citations of sources read, renumbered by first appearance, with our own source list', () => {
+  it('keeps only citations of sources read, renumbered by first appearance, and appends no source list', () => {
     const draft =
       '# T\n\nFirst claim [7]. Second claim [4, 7][12].\n- A listed claim [4]\n\n[Docs](https://d.example) and [2024] stay.\n\n## References\n\n1. Invented';
     const { report, cited } = finalizeReport(draft, sources);
     expect(report).toBe(
-      '# T\n\nFirst claim [1]. Second claim [1][2].\n- A listed claim [2]\n\n[Docs](https://d.example) and stay.\n\n## Sources\n\n1. [https://b.example/y (z)](https://b.example/y%20%28z%29)\n2. [Page \\[A\\]](https://a.example/x)\n',
+      '# T\n\nFirst claim [1]. Second claim [1][2].\n- A listed claim [2]\n\n[Docs](https://d.example) and stay.',
     );
     expect(cited.map((entry) => [entry.number, entry.source.id, entry.claims])).toEqual([
       [1, 7, ['First claim.', 'Second claim.']],
@@ -22,7 +22,13 @@ describe('finalizeReport', () => {
     ]);
   });
 
-  it('writes no source list when nothing read is cited', () => {
+  it('numbers a marker citing several new sources in the order they are listed', () => {
+    const { report, cited } = finalizeReport('Both [9, 4]. Then [7].', sources);
+    expect(report).toBe('Both [1][2]. Then [3].');
+    expect(cited.map((entry) => entry.source.id)).toEqual([9, 4, 7]);
+  });
+
+  it('drops nothing read and lists nothing when nothing read is cited', () => {
     expect(finalizeReport('Nothing cited [3].', sources)).toEqual({ report: 'Nothing cited.', cited: [] });
   });
 });

@@ -7,6 +7,7 @@ import { listEventsQuery, readEventsUpdate, releaseReaderSignal, type RecordedEv
 import type { ResearchEvents, ResearchMode } from '../../src/events/research';
 import type {
   AnalyzeInput,
+  AnswerInput,
   EvaluateInput,
   Evaluation,
   JudgeInput,
@@ -40,7 +41,10 @@ interface Doubles {
   analyzed: AnalyzeInput[];
   evaluated: EvaluateInput[];
   written: WriteInput[];
+  answered: AnswerInput[];
   judged: JudgeInput[];
+  /** Each page's text, by URL; a page absent here says one line. */
+  pageText: Record<string, string>;
 }
 
 let doubles: Doubles;
@@ -78,7 +82,7 @@ const activities = {
   async fetchPage(input: { url: string }): Promise<ObtainedPage<ResearchReading>> {
     doubles.fetched.push(input.url);
     const reading: ResearchReading = {
-      content: `What ${input.url} says.`,
+      content: doubles.pageText[input.url] ?? `What ${input.url} says.`,
       metadata: { title: `Page ${input.url}` },
       links: [{ url: `${input.url}/deeper`, text: 'deeper' }],
     };
@@ -143,6 +147,11 @@ const activities = {
       report: `# Harbour\n\nBuilt long ago [${second!.id}]. Still used [${first!.id}][99].\n\n## References\n\n1. Made up`,
     });
   },
+  async writeAnswer(input: AnswerInput): Promise<ResearchReply<{ report: string }>> {
+    doubles.answered.push(input);
+    const [first, second] = input.sources;
+    return reply({ report: `Built long ago [${second!.id}]. Still used [${first!.id}][99].` });
+  },
   async judgeReport(input: JudgeInput): Promise<ResearchReply<Verdict>> {
     doubles.judged.push(input);
     return reply(doubles.verdicts.shift() ?? { approved: true, score: 8, observation: 'Good', feedback: '' });
@@ -166,7 +175,9 @@ beforeEach(() => {
     analyzed: [],
     evaluated: [],
     written: [],
+    answered: [],
     judged: [],
+    pageText: {},
   };
 });
 
@@ -217,40 +228,65 @@ const FOLLOWING = ['following:start', 'following:end'];
 const WRITE_AND_JUDGE = ['writing:start', 'writing:end', 'judging:start', 'judging:end'];
 
 describe('iterations', () => {
-  it('fast: one round without following, ending on max_iterations', async () => {
+  it('fast: plan, one round of searching and reading, one writing call: the hosted ten events', async () => {
     const { events, failure } = await runResearch(inputFor('fast'));
     expect(failure).toBeUndefined();
     expect(names(events)).toEqual([
       'start',
       'planning:start',
       'planning:end',
-      ...ROUND,
-      ...EVALUATION,
-      'outlining:start',
-      'outlining:end',
-      ...WRITE_AND_JUDGE,
+      'iteration:start',
+      'searching:start',
+      'searching:end',
+      'iteration:end',
+      'writing:start',
+      'writing:end',
       'complete',
     ]);
     expect(dataOf(events, 'iteration:end')).toEqual([
       expect.objectContaining({ iteration: 1, isLast: true, stopReason: 'max_iterations' }),
     ]);
+    expect(dataOf(events, 'writing:start')).toEqual([
+      expect.objectContaining({ attempt: 1, maxAttempts: 1, isRevision: false }),
+    ]);
     // The searches of a round run at once, so they reach the doubles in either order.
     expect(doubles.searched.map((s) => s.query).sort()).toEqual(['harbour builder', 'harbour year']);
-    // Few searches and pages: the mode's budget.
+    // Few searches and pages: the mode's budget; and no model call per page, for coverage, outline or review.
     expect(doubles.fetched).toHaveLength(6);
-    expect(doubles.analyzed.every((analysis) => analysis.page.links.length === 0)).toBe(true);
+    expect([doubles.analyzed, doubles.evaluated, doubles.written, doubles.judged].map((calls) => calls.length)).toEqual(
+      [0, 0, 0, 0],
+    );
+    expect(doubles.answered).toHaveLength(1);
+    // Pages are read a few at once, so they reach the fetch double in any order.
+    expect(doubles.answered[0]!.sources.map((source) => source.url).sort()).toEqual([...doubles.fetched].sort());
     for (const event of events)
       expect(event.data).toEqual(
         expect.objectContaining({ message: expect.any(String), timestamp: expect.any(Number) }),
       );
   });
 
-  it('fast: stops on coverage_sufficient when coverage is Solid', async () => {
-    doubles.evaluations = [{ coverage: 'Solid', shouldContinue: false, nextQueries: [] }];
-    const { events } = await runResearch(inputFor('fast'));
-    expect(dataOf(events, 'iteration:end')).toEqual([
-      expect.objectContaining({ isLast: true, stopReason: 'coverage_sufficient' }),
-    ]);
+  it('fast: the writer gets the passages of each page that bear on the research, within the budget', async () => {
+    const filler = (n: number) => Array.from({ length: n }, (_, i) => `Unrelated paragraph ${i} about gardens.`);
+    doubles.pageText['https://site.example/harbour-builder/0'] = [
+      ...filler(40),
+      'The harbour was built by the engineer Ada Quay in 1851.',
+      ...filler(40),
+    ].join('\n\n');
+    await runResearch(inputFor('fast'));
+    const sources = doubles.answered[0]!.sources;
+    const builder = sources.find((source) => source.url === 'https://site.example/harbour-builder/0')!;
+    expect(builder.excerpts.join('\n')).toContain('Ada Quay in 1851');
+    expect(builder.excerpts.length).toBeLessThanOrEqual(3);
+    expect(sources.flatMap((source) => source.excerpts).join('').length).toBeLessThanOrEqual(16_000);
+  });
+
+  it('fast: fails with no_sources when no page can be read, before any writing', async () => {
+    for (const query of ['harbour builder', 'harbour year'])
+      for (let i = 0; i < 5; i++) doubles.pageText[`https://site.example/${slug(query)}/${i}`] = '  ';
+    const { events, failure } = await runResearch(inputFor('fast'));
+    expect(failure?.type).toBe('no_sources');
+    expect(names(events).slice(-2)).toEqual(['iteration:end', 'error']);
+    expect(doubles.answered).toHaveLength(0);
   });
 
   it('balanced: searches the gaps again, follows links, and stops early once coverage suffices', async () => {
@@ -310,7 +346,8 @@ describe('writing and judging', () => {
   it('revises a report the reviewer sends back, once, then completes with the revision', async () => {
     const rejected = { approved: false, score: 4, observation: 'Thin', feedback: 'Cite the year.' };
     doubles.verdicts = [rejected, { ...rejected, feedback: 'Still thin.' }];
-    const { events } = await runResearch(inputFor('fast'));
+    doubles.evaluations = [{ coverage: 'Solid', shouldContinue: false }];
+    const { events } = await runResearch(inputFor('balanced'));
     expect(names(events).slice(-9)).toEqual([...WRITE_AND_JUDGE, ...WRITE_AND_JUDGE, 'complete']);
     expect(doubles.written).toHaveLength(2);
     expect(doubles.written[1]!.revision).toEqual({
@@ -327,16 +364,14 @@ describe('writing and judging', () => {
     expect(complete.metadata.judgments!.map((judgment) => judgment.approved)).toEqual([false, false]);
   });
 
-  it('cites only pages read (none robots.txt disallows): unknown numbers dropped, sources renumbered and listed from the run', async () => {
+  it('cites only pages read (none robots.txt disallows): unknown numbers dropped, renumbered as cited_pages, no list appended', async () => {
     const { events } = await runResearch(inputFor('fast'));
     const complete = dataOf(events, 'complete')[0]!;
-    const notes = doubles.written[0]!.notes;
+    const notes = doubles.answered[0]!.sources;
     expect(complete.report).toContain('Built long ago [1]. Still used [2].');
     expect(complete.report).not.toContain('[99]');
     expect(complete.report).not.toContain('Made up');
-    expect(complete.report).toContain(
-      `## Sources\n\n1. [Page ${notes[1]!.url}](${notes[1]!.url})\n2. [Page ${notes[0]!.url}](${notes[0]!.url})`,
-    );
+    expect(complete.report).toBe('Built long ago [1]. Still used [2].');
     const fetched = new Set(doubles.fetched);
     expect(complete.metadata.citedPages!.map((page) => [page.id, page.url, page.claims])).toEqual([
       ['1', notes[1]!.url, ['Built long ago.']],

@@ -36,12 +36,17 @@ def main(page_url: str, research_base_url: str) -> None:
     researcher = tabstack.Tabstack(base_url=research_base_url, max_retries=0)
     events = []
     report = None
+    max_attempts = []
+    cited = []
     for event in researcher.agent.research(query="How do the volcanoes of Iceland erupt?", mode="fast"):
         event = validated(ResearchEvent, event)
         events.append(event.event)
+        if event.event == "writing:start":
+            max_attempts.append(event.data.max_attempts)
         if event.event == "complete":
             report = event.data.report
-    result["research"] = {"events": events, "report": report}
+            cited = [page.id for page in event.data.metadata.cited_pages or []]
+    result["research"] = {"events": events, "report": report, "max_attempts": max_attempts, "cited": cited}
 
     print(json.dumps(result))
 
