@@ -12,7 +12,7 @@ import { apiKey, apiUrl } from '../support/api';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 import type { StandInScript } from '../support/modelStandIn';
 import { CLIENT_SCRIPT, pythonWithClient } from '../support/pythonClient';
-import { scriptModel, volcanoScript } from '../support/researchScript';
+import { FAST_EVENTS, scriptModel, volcanoScript } from '../support/researchScript';
 import { startResearchStack, type ResearchStack } from '../support/researchStack';
 import { sdkEventChecker } from '../support/sdkEventSchemas';
 
@@ -143,20 +143,6 @@ describe('@tabstack/sdk', () => {
     }
   });
 });
-
-/** The events of a `fast` run, as the hosted service streams them. */
-const FAST_EVENTS = [
-  'start',
-  'planning:start',
-  'planning:end',
-  'iteration:start',
-  'searching:start',
-  'searching:end',
-  'iteration:end',
-  'writing:start',
-  'writing:end',
-  'complete',
-];
 
 /** A `fast` report: prose without headings or a source list, each `[n]` the n-th cited page. */
 function expectFastAnswer(report: string, cited: { id: string }[]): void {

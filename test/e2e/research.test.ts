@@ -9,7 +9,7 @@ import { testDataConverter as dataConverter } from '../support/payloadKeys';
 import { apiKey, apiUrl, call } from '../support/api';
 import type { FixtureServer } from '../support/fixtureServer';
 import { CORPUS, DISALLOWED_PATH, FAILING_PATH, SLOW_PATH } from '../support/researchCorpus';
-import { PLAN, scriptModel as script, volcanoScript } from '../support/researchScript';
+import { FAST_EVENTS, PLAN, scriptModel as script, volcanoScript } from '../support/researchScript';
 import { startResearchStack, type ResearchStack } from '../support/researchStack';
 import { sdkEventChecker } from '../support/sdkEventSchemas';
 import type { SearchStandIn } from '../support/searchStandIn';
@@ -67,20 +67,6 @@ function expectClientTypes(stream: SseStream): void {
     }).toEqual({ event: message.event, problems: [] });
   }
 }
-
-/** What `fast` streams, as the hosted service does. */
-const FAST_EVENTS = [
-  'start',
-  'planning:start',
-  'planning:end',
-  'iteration:start',
-  'searching:start',
-  'searching:end',
-  'iteration:end',
-  'writing:start',
-  'writing:end',
-  'complete',
-];
 
 /** `balanced` content with its first round: for tests of how pages are read, which its analyses show. */
 const ONE_ROUND = {

@@ -69,3 +69,17 @@ export async function scriptModel(byFormat: Record<string, FormatReply[]>): Prom
   const body: StandInScript = { replies: [], byFormat };
   await fetch(`${process.env.TEST_MODEL_URL}/__control/script`, { method: 'POST', body: JSON.stringify(body) });
 }
+
+/** The events of a `fast` run, in order, as the hosted service streams them. */
+export const FAST_EVENTS = [
+  'start',
+  'planning:start',
+  'planning:end',
+  'iteration:start',
+  'searching:start',
+  'searching:end',
+  'iteration:end',
+  'writing:start',
+  'writing:end',
+  'complete',
+];

@@ -20,6 +20,7 @@ import type {
 import type { ObtainedPage } from '../../src/types';
 import type { ResearchInput } from '../../src/workflows';
 import { startWorkflowTier, type WorkflowTier } from '../support/workflowEnvironment';
+import { FAST_EVENTS } from '../support/researchScript';
 
 /**
  * The research process on Temporal's time-skipping test server, every activity a test double:
@@ -231,18 +232,7 @@ describe('iterations', () => {
   it('fast: plan, one round of searching and reading, one writing call: the hosted ten events', async () => {
     const { events, failure } = await runResearch(inputFor('fast'));
     expect(failure).toBeUndefined();
-    expect(names(events)).toEqual([
-      'start',
-      'planning:start',
-      'planning:end',
-      'iteration:start',
-      'searching:start',
-      'searching:end',
-      'iteration:end',
-      'writing:start',
-      'writing:end',
-      'complete',
-    ]);
+    expect(names(events)).toEqual(FAST_EVENTS);
     expect(dataOf(events, 'iteration:end')).toEqual([
       expect.objectContaining({ iteration: 1, isLast: true, stopReason: 'max_iterations' }),
     ]);
