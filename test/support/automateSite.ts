@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServers, listen } from './fixtureServer';
 import { FIXTURE_HOST, OTHER_FIXTURE_HOST } from './localStack';
 
 /**
@@ -217,11 +217,6 @@ function cookie(req: http.IncomingMessage, name: string): string | undefined {
   return undefined;
 }
 
-async function listen(server: http.Server, host: string): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  return `http://${host}:${(server.address() as AddressInfo).port}`;
-}
-
 export async function startAutomateSite(): Promise<AutomateSite> {
   const log: ReceivedRequest[] = [];
   const sessions = new Map<string, string>();
@@ -329,15 +324,6 @@ export async function startAutomateSite(): Promise<AutomateSite> {
     url,
     otherUrl,
     received: (path) => log.filter((entry) => entry.path === path),
-    close: () =>
-      Promise.all(
-        servers.map(
-          (server) =>
-            new Promise<void>((resolve) => {
-              server.closeAllConnections();
-              server.close(() => resolve());
-            }),
-        ),
-      ).then(() => undefined),
+    close: () => closeServers(servers),
   };
 }

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServers, listen } from './fixtureServer';
 import { FIXTURE_HOST, OTHER_FIXTURE_HOST } from './localStack';
 
 /**
@@ -93,11 +93,6 @@ const elsewhere = (untrustedUrl: string) =>
 </form>`,
   );
 
-async function listen(server: http.Server, host: string): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  return `http://${host}:${(server.address() as AddressInfo).port}`;
-}
-
 export async function startEgressSite(): Promise<EgressSite> {
   const log: EgressRequest[] = [];
   let untrustedUrl = '';
@@ -129,15 +124,6 @@ export async function startEgressSite(): Promise<EgressSite> {
     reset: () => {
       log.length = 0;
     },
-    close: () =>
-      Promise.all(
-        servers.map(
-          (server) =>
-            new Promise<void>((resolve) => {
-              server.closeAllConnections();
-              server.close(() => resolve());
-            }),
-        ),
-      ).then(() => undefined),
+    close: () => closeServers(servers),
   };
 }

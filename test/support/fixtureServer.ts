@@ -11,6 +11,25 @@ export interface FixtureServer {
   close(): Promise<void>;
 }
 
+/** Listens on a free port of `host`; the server's origin. */
+export async function listen(server: http.Server, host: string): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  return `http://${host}:${(server.address() as AddressInfo).port}`;
+}
+
+/** Closes servers at once, their open connections too. */
+export async function closeServers(servers: http.Server[]): Promise<void> {
+  await Promise.all(
+    servers.map(
+      (server) =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    ),
+  );
+}
+
 /** A real HTTP server on loopback serving test pages by path. */
 export async function startFixtureServer(routes: Record<string, Handler>, host = FIXTURE_HOST): Promise<FixtureServer> {
   const hits = new Map<string, number>();
@@ -21,17 +40,12 @@ export async function startFixtureServer(routes: Record<string, Handler>, host =
     if (handler) return handler(req, res);
     res.writeHead(404, { 'content-type': 'text/html' }).end('<html><body><h1>Not found</h1></body></html>');
   });
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  const port = (server.address() as AddressInfo).port;
+  const origin = await listen(server, host);
   return {
-    port,
+    port: (server.address() as AddressInfo).port,
     hits,
-    url: (path) => `http://${host}:${port}${path}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    url: (path) => `${origin}${path}`,
+    close: () => closeServers([server]),
   };
 }
 
