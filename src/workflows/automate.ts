@@ -137,22 +137,24 @@ function modelFailureMessage(err: unknown): string {
 }
 
 /** The session's worker is gone (or restarted, or reaped the session): a new session is needed. */
+/** The activity's own failure, when `err` is one an activity failed with. */
+function activityCause(err: unknown): ApplicationFailure | undefined {
+  return err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause : undefined;
+}
+
 function sessionLost(err: unknown): boolean {
   if (!(err instanceof ActivityFailure)) return false;
-  return (
-    err.cause instanceof TimeoutFailure || (err.cause instanceof ApplicationFailure && err.cause.type === SESSION_LOST)
-  );
+  return err.cause instanceof TimeoutFailure || activityCause(err)?.type === SESSION_LOST;
 }
 
 function sessionsFull(err: unknown): boolean {
-  return err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === SESSIONS_FULL;
+  return activityCause(err)?.type === SESSIONS_FULL;
 }
 
 /** Why the page made a session step impossible, when that is why it failed: the task goes on. */
 function stepFailure(err: unknown): string | undefined {
-  return err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === STEP_FAILED
-    ? err.cause.message
-    : undefined;
+  const cause = activityCause(err);
+  return cause?.type === STEP_FAILED ? cause.message : undefined;
 }
 
 /**
