@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { testPayloadKeys } from '../test/support/payloadKeys';
-import { ServicePayloadCodec } from '../src/payloadCodec';
+import { ServicePayloadCodec } from '../src/temporal/payloadCodec';
 import { startStack, stopStack, type Stack } from '../test/support/localStack';
 import { articlePage, callApi, fmt, load, percentile, servePage } from './common';
 

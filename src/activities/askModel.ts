@@ -1,7 +1,8 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { MODEL_FAILED } from '../errors';
-import type { ChatMessage, ModelClient, TokenUsage } from '../model/modelClient';
+import type { ChatMessage, ModelClient } from '../model/modelClient';
+import type { TokenUsage } from '../model/usage';
 import { repairPrompt, systemPrompt, userPrompt, PROMPT_VERSION } from '../prompts/structuredJson.v1';
 import {
   compileSchema,
@@ -11,8 +12,8 @@ import {
   type SchemaCheck,
 } from '../structured/schema';
 import type { PageMetadata } from '../types';
-import { modelFailure } from './failures';
-import { parseModelJson } from './modelJson';
+import { modelFailure } from '../temporal/activityFailures';
+import { parseModelJson } from '../model/modelJson';
 
 export interface AskModelInput {
   task: 'extract' | 'generate';

@@ -16,7 +16,7 @@ import {
   type Validation,
 } from '../prompts/automate.v1';
 import type { Prompt } from '../prompts/prompt';
-import { structuredAsker, type ModelReply } from './structuredAsk';
+import { structuredAsker, type ModelReply } from '../model/structuredAsk';
 
 /** A step's answer, with the start of its prompt for the `ai:generation` event. */
 export interface AutomateReply<T> extends ModelReply<T> {

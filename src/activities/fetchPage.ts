@@ -5,12 +5,12 @@ import { ServiceError } from '../errors';
 import type { AddressPolicy } from '../net/addressPolicy';
 import { createProxyAgent, httpFetch } from '../net/httpFetch';
 import type { ObtainedPage } from '../types';
-import { reportingFailures, transientFetchFailure } from './failures';
-import { heartbeating } from './heartbeat';
-import { readObtained } from './readObtained';
-import type { PageReading, ReadingOf } from './readPage';
-import type { ReadingPool } from './readingPool';
-import { throughCache, type PageCacheUse } from './pageCache';
+import { reportingFailures, transientFetchFailure } from '../temporal/activityFailures';
+import { heartbeating } from '../temporal/heartbeating';
+import { readObtained } from '../reading/readObtained';
+import type { PageReading, ReadingOf } from '../reading/readPage';
+import type { ReadingPool } from '../reading/readingPool';
+import { throughCache, type PageCacheUse } from '../cache/pageCache';
 import type { ResultCache } from '../cache/resultCache';
 
 export interface FetchPageInput<R extends PageReading> {

@@ -9,12 +9,12 @@ import { NetworkActivity } from '../browser/networkActivity';
 import { relabelUndeclaredUtf8 } from '../browser/undeclaredUtf8';
 import { isPdfType } from '../extraction/pdf';
 import type { ObtainedPage } from '../types';
-import { reportingFailures, transientFetchFailure } from './failures';
-import { heartbeating } from './heartbeat';
-import { readObtained } from './readObtained';
-import type { PageReading, ReadingOf } from './readPage';
-import type { ReadingPool } from './readingPool';
-import { throughCache, type PageCacheUse } from './pageCache';
+import { reportingFailures, transientFetchFailure } from '../temporal/activityFailures';
+import { heartbeating } from '../temporal/heartbeating';
+import { readObtained } from '../reading/readObtained';
+import type { PageReading, ReadingOf } from '../reading/readPage';
+import type { ReadingPool } from '../reading/readingPool';
+import { throughCache, type PageCacheUse } from '../cache/pageCache';
 import type { ResultCache } from '../cache/resultCache';
 
 export interface RenderPageInput<R extends PageReading> {

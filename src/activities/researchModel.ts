@@ -22,7 +22,7 @@ import {
   type WriteInput,
 } from '../prompts/research.v1';
 import { SOURCES_HEADING } from '../research/citations';
-import { structuredAsker, type ModelReply } from './structuredAsk';
+import { structuredAsker, type ModelReply } from '../model/structuredAsk';
 
 /** A model's answer to one research step, with what it cost. */
 export type ResearchReply<T> = ModelReply<T>;

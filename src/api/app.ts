@@ -1,20 +1,7 @@
 import Router from '@koa/router';
-import Koa, { type Context } from 'koa';
-import type { Client } from '@temporalio/client';
-import type { WorkflowResultType } from '@temporalio/common';
-import type { Workflow } from '@temporalio/workflow';
-import { createResultCache } from '../cache/createCache';
-import type { ResultCache } from '../cache/resultCache';
-import { WriteBehindCache } from '../cache/writeBehindCache';
-import type { Config } from '../config';
+import Koa from 'koa';
 import { ServiceError } from '../errors';
-import type { Logger } from '../logger';
-import { countedCache } from '../metrics/countedCache';
-import { createApiMetrics, type ApiMetrics } from '../metrics/apiMetrics';
-import { AddressPolicy } from '../net/addressPolicy';
-import { createStreamedRuns, type StreamedRuns } from './events/streamedRuns';
-import { neededQueues, Readiness } from './readiness';
-import { createRunStarter, type RunOptions } from './runStarter';
+import type { Logger } from '../telemetry/logger';
 import { bearerAuth } from './middleware/auth';
 import { crossOrigin } from './middleware/crossOrigin';
 import { errorResponses } from './middleware/errorResponses';
@@ -31,51 +18,8 @@ import { operationalEndpoints } from './routes/operational';
 import { researchRoute } from './routes/research';
 import { runEventsRoute } from './routes/runEvents';
 import { structuredJsonRoute } from './routes/structuredJson';
+import type { ApiDeps } from './deps';
 import type { ApiState } from './state';
-
-export interface ApiDeps extends StreamedRuns {
-  config: Config;
-  /** For messages to running workflows (answers to automate input requests). */
-  client: Client;
-  policy: AddressPolicy;
-  cache?: ResultCache;
-  metrics: ApiMetrics;
-  readiness: Readiness;
-  /**
-   * Starts one workflow for the request and waits for its result, through Temporal outages,
-   * until the run's timeout.
-   */
-  runWorkflow<W extends Workflow>(
-    ctx: Context,
-    operation: string,
-    workflow: W,
-    options: RunOptions<W>,
-  ): Promise<WorkflowResultType<W>>;
-}
-
-export function createApiDeps(config: Config, client: Client, logger: Logger): ApiDeps {
-  const store = createResultCache(config.cache);
-  // Read at each scrape, by then long after `streams` is made.
-  const metrics = createApiMetrics(() => streams.openStreams());
-  const runs = createRunStarter(config, client, logger, metrics.runsStarted);
-  const streams = createStreamedRuns(config, client, runs, logger);
-  return {
-    ...streams,
-    config,
-    client,
-    metrics,
-    readiness: new Readiness(client, config.temporal.namespace, neededQueues(config), logger),
-    policy: new AddressPolicy(config.allowInternalHosts),
-    cache:
-      store &&
-      new WriteBehindCache(countedCache(store, metrics.cacheLookups), (err) =>
-        logger.warn({ err }, 'cache write failed'),
-      ),
-    async runWorkflow(ctx, operation, workflow, options) {
-      return runs.result(await runs.start(ctx, operation, workflow, options));
-    },
-  };
-}
 
 /** The methods the routers answer at a path, for OPTIONS. */
 function routeMethods(routers: Router<ApiState>[]): (path: string) => string[] | undefined {

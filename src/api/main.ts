@@ -1,10 +1,11 @@
 import { Client, Connection } from '@temporalio/client';
 import { ConfigError, loadConfig, requirePayloadKeys, type Config } from '../config';
-import { createLogger, type Logger } from '../logger';
+import { createLogger, type Logger } from '../telemetry/logger';
 import { pruneFileCache } from '../cache/fileCache';
-import { connectionOptions } from '../temporalConnection';
-import { serviceDataConverter } from '../payloadCodec';
-import { createApiDeps, createApp } from './app';
+import { connectionOptions } from '../temporal/connection';
+import { serviceDataConverter } from '../temporal/payloadCodec';
+import { createApp } from './app';
+import { createApiDeps } from './deps';
 import { createHttpServer } from './httpServer';
 import { drain } from './shutdown';
 

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { modelProblem, type Config } from '../config';
-import type { Logger } from '../logger';
+import type { Logger } from '../telemetry/logger';
 
 /**
  * A poller Temporal saw this recently is still there: an idle worker renews its long poll about

@@ -6,8 +6,8 @@ import type { Context } from 'koa';
 import { ulid } from 'ulid';
 import type { Config } from '../config';
 import { workflowIdOf } from '../events/streams';
-import { runFields, type Logger } from '../logger';
-import { runLabels } from '../runLabels';
+import { runFields, type Logger } from '../telemetry/logger';
+import { runLabels } from '../temporal/runLabels';
 import { resultThroughOutages, startThroughOutages } from './throughOutages';
 import { identify, type ApiState } from './state';
 

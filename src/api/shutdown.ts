@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Logger } from '../logger';
-import type { ApiDeps } from './app';
+import type { Logger } from '../telemetry/logger';
+import type { ApiDeps } from './deps';
 
 /** How often connections that went idle while draining are closed. */
 const SWEEP_MS = 100;

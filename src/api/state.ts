@@ -1,4 +1,4 @@
-import type { Logger } from '../logger';
+import type { Logger } from '../telemetry/logger';
 
 /** What middleware learns about a request, for handlers and the request log. */
 export interface ApiState {

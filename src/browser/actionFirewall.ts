@@ -1,9 +1,16 @@
 import type { Page, Request } from 'playwright-core';
 import { checkFill, checkNavigation, checkSubmission, type FirewallVerdict } from '../automate/firewall';
-import type { BrowserAction, FirewallPolicy, ValueSource } from '../operations/automate';
-import type { BrowserSession } from './browserSession';
+import type { BrowserAction, FirewallPolicy, FirewallRules, ValueSource } from '../operations/automate';
 import { elementFacts, focusedFacts, formKey, type ElementFacts } from './elementFacts';
 import { ACTION_TIMEOUT_MS, elementOf, webUrl } from './pageActions';
+import type { SecretValues } from './secretValues';
+
+/** What the firewall keeps of a browser session: the forms the caller filled, the values typed. */
+export interface GuardedSession {
+  readonly consentedForms: Set<string>;
+  readonly secrets: SecretValues;
+  firewall?: FirewallRules;
+}
 
 const ALLOWED: FirewallVerdict = { allowed: true };
 const OPAQUE_ORIGIN = 'a document of opaque origin';
@@ -44,7 +51,7 @@ function hostOf(facts: ElementFacts): string {
 
 /** The submission the facts describe, checked with the caller's consent as this session recorded it. */
 function submissionVerdict(
-  session: BrowserSession,
+  session: GuardedSession,
   facts: ElementFacts | undefined,
   policy: FirewallPolicy,
 ): FirewallVerdict {
@@ -59,7 +66,7 @@ function submissionVerdict(
  * of it is theirs), and the values the model must not read back.
  */
 export function fillVerdict(
-  session: BrowserSession,
+  session: GuardedSession,
   facts: ElementFacts,
   value: string,
   source: ValueSource,
@@ -80,7 +87,7 @@ export function fillVerdict(
  * or Enter would submit, the address a click or navigation opens.
  */
 export async function actionVerdict(
-  session: BrowserSession,
+  session: GuardedSession,
   page: Page,
   action: BrowserAction,
   policy: FirewallPolicy,
@@ -118,7 +125,7 @@ export async function actionVerdict(
  * gesture gets around a check on the request: its URL may not carry the caller's values to an
  * untrusted host, and a POST to an untrusted host needs the caller's consent to that very form.
  */
-export function navigationVerdict(session: BrowserSession, request: Request): FirewallVerdict {
+export function navigationVerdict(session: GuardedSession, request: Request): FirewallVerdict {
   if (!session.firewall) return ALLOWED;
   const policy = session.secrets.policy(session.firewall);
   if (!policy.enabled || !request.isNavigationRequest() || !webUrl(request.url())) return ALLOWED;

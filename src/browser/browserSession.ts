@@ -1,6 +1,6 @@
 import type { BrowserContext, Page, Request, Route } from 'playwright-core';
 import type { FirewallRules } from '../operations/automate';
-import { navigationVerdict } from './actionFirewall';
+import { navigationVerdict, type GuardedSession } from './actionFirewall';
 import type { ProxySession } from './guardProxy';
 import { NetworkActivity } from './networkActivity';
 import { SecretValues } from './secretValues';
@@ -11,7 +11,7 @@ import { SecretValues } from './secretValues';
  * `target=_blank` link, a popup) becomes the current page, as it would for a person; when it
  * closes, the agent is back on the page before it.
  */
-export class BrowserSession {
+export class BrowserSession implements GuardedSession {
   private current: Page;
   private readonly network = new WeakMap<Page, NetworkActivity>();
   private readonly navigating = new WeakMap<Page, Set<Request>>();

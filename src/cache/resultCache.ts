@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ExtractMarkdownRequest } from '../operations/extractMarkdown';
+import type { CacheScope } from '../config/settings';
 import type { PageMetadata } from '../types';
 
 /**
@@ -17,14 +18,6 @@ export interface ResultCache {
   get(key: string): Promise<CachedPage | undefined>;
   set(key: string, page: CachedPage): Promise<void>;
 }
-
-/**
- * Whose entries a request may read: its organization's own (the default), or every
- * organization's (CACHE_SCOPE=global), where one organization's hit tells it another fetched the
- * page, so only public pages belong there.
- */
-export type CacheScope = 'organization' | 'global';
-export const CACHE_SCOPES: readonly CacheScope[] = ['organization', 'global'];
 
 /** The part of the cache an organization's requests read and write: its own, or '' (shared) in the global scope. */
 export function cachePartition(scope: CacheScope, organization: string): string {

@@ -26,6 +26,9 @@ export function sseComment(text: string): string {
   return `: ${text}\n`;
 }
 
+/** The 400 for a Last-Event-ID that names no event of the stream. */
+export const INVALID_LAST_EVENT_ID = 'Last-Event-ID must be the id of an event of this stream';
+
 /** What a client sends back to resume: the last id it saw. Undefined when it sent none. */
 export function parseLastEventId(header: string | undefined): number | undefined | 'invalid' {
   const value = header?.trim();

@@ -6,7 +6,7 @@ import {
   declaresDiscussion,
   MAX_CART_CONTROLS,
 } from './main/patterns';
-import { namesOf } from './main/prune';
+import { namesOf } from './elementNames';
 import type { PageMetadata } from '../types';
 import { replaceTags } from '../text/markup';
 

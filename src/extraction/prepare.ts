@@ -1,4 +1,4 @@
-import { namesOf } from './main/prune';
+import { namesOf } from './elementNames';
 
 /**
  * Page clean-up that every conversion needs, whatever part of the page it keeps: things a

@@ -3,6 +3,7 @@ import type { ModelSettings } from '../config';
 import { TRANSIENT_STATUSES } from '../net/transientStatuses';
 import { ModelError } from './modelError';
 import type { ModelTask } from './tasks';
+import type { TokenUsage } from './usage';
 
 /**
  * The one client of the model endpoint: any OpenAI-compatible Chat Completions server. It picks
@@ -12,12 +13,6 @@ import type { ModelTask } from './tasks';
  */
 
 export type ChatMessage = OpenAI.Chat.ChatCompletionMessageParam;
-
-export interface TokenUsage {
-  prompt: number;
-  completion: number;
-  total: number;
-}
 
 /** What shape the answer must take: free text, any JSON object, or JSON matching a schema. */
 export type AnswerFormat =

@@ -1,6 +1,6 @@
 import type { StreamState } from '../events/messages';
 import type { FieldType } from '../events/automate';
-import type { ActivityTimeouts } from '../timeouts';
+import type { ActivityTimeouts } from '../config/timeouts';
 
 /**
  * Automate (spec 2.9-2.11, 6.1): what the API accepts, what the agent loop decides, and what

@@ -1,4 +1,4 @@
-import type { ActivityTimeouts } from '../timeouts';
+import type { ActivityTimeouts } from '../config/timeouts';
 import type { ContentScope, Effort, GeoTarget, PageMetadata } from '../types';
 import type { PageQueues } from './pageRequest';
 

@@ -1,4 +1,4 @@
-import type { ExtractMarkdownRequest } from './extractMarkdown';
+import type { Effort, GeoTarget } from '../types';
 
 /** What every operation that reads a page asks of it, and where its pages are obtained. */
 
@@ -9,4 +9,8 @@ export interface PageQueues {
 }
 
 /** What the page-obtaining steps need to know of a request. */
-export type PageRequest = Pick<ExtractMarkdownRequest, 'url' | 'effort' | 'geo_target'>;
+export interface PageRequest {
+  url: string;
+  effort: Effort;
+  geo_target?: GeoTarget;
+}

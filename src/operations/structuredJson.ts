@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../structured/schema';
-import type { ActivityTimeouts } from '../timeouts';
+import type { ActivityTimeouts } from '../config/timeouts';
 import type { PageQueues, PageRequest } from './pageRequest';
 
 /**

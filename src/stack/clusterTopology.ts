@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { SEARCH_ATTRIBUTES, searchAttributeCliType } from '../searchAttributes';
+import { SEARCH_ATTRIBUTES, searchAttributeCliType } from '../temporal/searchAttributes';
 import { LATENCY_DYNAMIC_CONFIG } from './temporalLatency';
 import { WORKER_NODE_FLAGS } from './workerProcesses';
 

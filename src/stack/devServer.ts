@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { Connection } from '@temporalio/client';
-import { registerSearchAttributes } from '../registerSearchAttributes';
-import { SEARCH_ATTRIBUTES, searchAttributeCliType } from '../searchAttributes';
+import { registerSearchAttributes } from '../temporal/registerSearchAttributes';
+import { SEARCH_ATTRIBUTES, searchAttributeCliType } from '../temporal/searchAttributes';
 import { spawnChild, waitUntil, type Child, type SpawnOptions } from './children';
 import { refuseTakenPorts } from './ports';
 import { LATENCY_DYNAMIC_CONFIG } from './temporalLatency';

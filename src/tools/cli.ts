@@ -1,12 +1,12 @@
 import { parseArgs } from 'node:util';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { ConfigError, loadConfig, requirePayloadKeys } from '../config';
-import { serviceDataConverter } from '../payloadCodec';
-import { connectionOptions } from '../temporalConnection';
+import { serviceDataConverter } from '../temporal/payloadCodec';
+import { connectionOptions } from '../temporal/connection';
 
 /**
  * What the run tools (`npm run replay`, `npm run retry`) share: their arguments, a client
- * connected as the API and the workers are (the same settings, src/config.ts), and plain
+ * connected as the API and the workers are (the same settings, src/config/index.ts), and plain
  * words and an exit code for whatever goes wrong.
  */
 

@@ -8,7 +8,7 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { FAILURE_CONVERTER_PATH } from '../payloadCodec';
+import { FAILURE_CONVERTER_PATH } from '../temporal/payloadCodec';
 import { parseDivergence, type Divergence } from './divergence';
 
 /**

@@ -9,7 +9,7 @@ import {
   workflowIdOf,
   type StreamedOperationName,
 } from '../events/streams';
-import { runLabels } from '../runLabels';
+import { runLabels } from '../temporal/runLabels';
 import { readToolArgs, runTool, ToolError } from './cli';
 
 /**

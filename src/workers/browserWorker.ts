@@ -2,17 +2,17 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { NativeConnection } from '@temporalio/worker';
 import type { Config } from '../config';
-import { createSessionOpening, createSessionSteps } from '../activities/browserSession';
+import { createSessionOpening, createSessionSteps } from '../activities/sessionActivities';
 import { createRenderActivities } from '../activities/renderPage';
 import { BrowserPool } from '../browser/browserPool';
 import { BrowserSessions } from '../browser/browserSessions';
 import { GuardProxy } from '../browser/guardProxy';
 import { AddressPolicy } from '../net/addressPolicy';
-import type { ReadingPool } from '../activities/readingPool';
-import { logCacheWriteError } from '../activities/pageCache';
+import type { ReadingPool } from '../reading/readingPool';
+import { logCacheWriteError } from '../cache/pageCache';
 import { createResultCache } from '../cache/createCache';
-import { countedCache } from '../metrics/countedCache';
-import type { WorkerMetrics } from '../metrics/workerMetrics';
+import { countedCache } from '../telemetry/metrics/countedCache';
+import type { WorkerMetrics } from '../telemetry/metrics/workerMetrics';
 import { createServiceWorker, type RoleWorkers } from './role';
 
 /**

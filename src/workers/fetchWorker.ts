@@ -3,14 +3,14 @@ import type { Config } from '../config';
 import { createRobotsActivities } from '../activities/checkRobots';
 import { createFetchActivities } from '../activities/fetchPage';
 import { createSearchActivities } from '../activities/searchWeb';
-import { logCacheWriteError } from '../activities/pageCache';
+import { logCacheWriteError } from '../cache/pageCache';
 import { createResultCache } from '../cache/createCache';
 import { AddressPolicy } from '../net/addressPolicy';
 import { createGuardedAgent } from '../net/httpFetch';
-import type { ReadingPool } from '../activities/readingPool';
+import type { ReadingPool } from '../reading/readingPool';
 import { createSearchEngine } from '../search/createSearchEngine';
-import { countedCache } from '../metrics/countedCache';
-import type { WorkerMetrics } from '../metrics/workerMetrics';
+import { countedCache } from '../telemetry/metrics/countedCache';
+import type { WorkerMetrics } from '../telemetry/metrics/workerMetrics';
 import { createServiceWorker, type RoleWorkers } from './role';
 
 /**

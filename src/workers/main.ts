@@ -1,10 +1,10 @@
 import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
-import { ReadingPool } from '../activities/readingPool';
+import { ReadingPool } from '../reading/readingPool';
 import { ConfigError, loadConfig, modelProblem, requirePayloadKeys, type Config } from '../config';
-import { createLogger, temporalLogger } from '../logger';
-import { createWorkerMetrics, type WorkerMetrics } from '../metrics/workerMetrics';
+import { createLogger, temporalLogger } from '../telemetry/logger';
+import { createWorkerMetrics, type WorkerMetrics } from '../telemetry/metrics/workerMetrics';
 import { freePort } from '../stack/devServer';
-import { connectionOptions } from '../temporalConnection';
+import { connectionOptions } from '../temporal/connection';
 import { createBrowserWorkers } from './browserWorker';
 import { createFetchWorkers } from './fetchWorker';
 import { createModelWorkers } from './modelWorker';

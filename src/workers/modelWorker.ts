@@ -4,8 +4,8 @@ import { createModelActivities } from '../activities/askModel';
 import { ModelClient } from '../model/modelClient';
 import { createResearchActivities } from '../activities/researchModel';
 import { createAutomateActivities } from '../activities/automateModel';
-import type { WorkerMetrics } from '../metrics/workerMetrics';
-import { heartbeating } from '../activities/heartbeat';
+import type { WorkerMetrics } from '../telemetry/metrics/workerMetrics';
+import { heartbeating } from '../temporal/heartbeating';
 import { createServiceWorker, type RoleWorkers } from './role';
 
 /**

@@ -2,9 +2,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError } from '../config';
 import { ERRORS } from '../errors';
-import type { Logger } from '../logger';
-import { metricsAccess } from '../metrics/metricsAccess';
-import type { WorkerMetrics } from '../metrics/workerMetrics';
+import type { Logger } from '../telemetry/logger';
+import { metricsAccess } from '../telemetry/metrics/metricsAccess';
+import type { WorkerMetrics } from '../telemetry/metrics/workerMetrics';
 
 /** Past this the scrape goes on without the SDK's part rather than time out as a whole. */
 const SDK_METRICS_TIMEOUT_MS = 2000;

@@ -1,5 +1,5 @@
 import type { Config } from '../config';
-import type { ReadSettings } from '../activities/readPage';
+import type { ReadSettings } from '../reading/readPage';
 
 /** How the workers that obtain pages read them: the same bounds in every tier. */
 export function readSettings(config: Config): ReadSettings {

@@ -1,8 +1,8 @@
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { requirePayloadKeys, type Config } from '../config';
-import { activityMetrics } from '../metrics/activityMetrics';
-import type { WorkerMetrics } from '../metrics/workerMetrics';
-import { serviceDataConverter } from '../payloadCodec';
+import { activityMetrics } from '../telemetry/metrics/activityMetrics';
+import type { WorkerMetrics } from '../telemetry/metrics/workerMetrics';
+import { serviceDataConverter } from '../temporal/payloadCodec';
 
 /**
  * After the grace period, activities still running are cancelled; this long after that, a worker

@@ -1,6 +1,6 @@
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { Config } from '../config';
-import type { WorkerMetrics } from '../metrics/workerMetrics';
+import type { WorkerMetrics } from '../telemetry/metrics/workerMetrics';
 import { createServiceWorker } from './role';
 
 /**

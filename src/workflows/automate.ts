@@ -13,14 +13,15 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { AutomateModelActivities, AutomateReply } from '../activities/automateModel';
-import type { UnusableAnswer } from '../activities/structuredAsk';
+import type { UnusableAnswer } from '../model/structuredAsk';
 import { leaves, maskedData, pathOfValue, valueAt } from '../automate/dataPaths';
 import { fieldSensitivity, protectedValuesOf, valueSensitivity } from '../automate/firewall';
 import { MODEL_FAILED } from '../errors';
 import type { AutomateErrorCode, AutomateEvents } from '../events/automate';
 import { EventLog } from '../events/eventLog';
 import { automateStream } from '../events/streams';
-import type { TokenUsage } from '../model/modelClient';
+import { addUsage, noUsage } from '../model/usage';
+import { failureText } from '../temporal/failureText';
 import {
   SESSION_LOST,
   SESSIONS_BUSY_MESSAGE,
@@ -115,21 +116,13 @@ class TaskEnded extends Error {
   }
 }
 
-function describe(err: unknown): string {
-  return err instanceof ActivityFailure && err.cause
-    ? err.cause.message
-    : err instanceof Error
-      ? err.message
-      : String(err);
-}
-
 /**
  * What an event says of a failed model call: fixed words by kind, never the model client's own
  * text (addresses, status lines, a provider's message). The cause goes to the log.
  */
 function modelFailureMessage(err: unknown): string {
   const cause = err instanceof ActivityFailure ? err.cause : err;
-  workflowLog.warn('model call failed', { cause: describe(err) });
+  workflowLog.warn('model call failed', { cause: failureText(err) });
   if (unusableAnswer(err)) return "the model's answer did not have the expected shape";
   if (cause instanceof TimeoutFailure) return 'the model did not answer in time';
   if (cause instanceof ApplicationFailure && cause.type === MODEL_FAILED) return 'the model refused the request';
@@ -192,7 +185,7 @@ class AutomateRun {
   private plan: TaskPlan = { plan: '', successCriteria: '', actionItems: [] };
   private readonly steps: StepNote[] = [];
   private readonly extracted: string[] = [];
-  private readonly usage: TokenUsage = { prompt: 0, completion: 0, total: 0 };
+  private readonly usage = noUsage();
   private generations = 0;
   private generationErrors = 0;
   private readonly eventCounts: Record<string, number> = {};
@@ -248,7 +241,7 @@ class AutomateRun {
     } catch (err) {
       if (err instanceof TaskEnded) ending = err.ending;
       else if (isCancellation(err)) throw err;
-      else ending = { success: false, finalAnswer: null, error: { code: 'TASK_FAILED', message: describe(err) } };
+      else ending = { success: false, finalAnswer: null, error: { code: 'TASK_FAILED', message: failureText(err) } };
     } finally {
       await CancellationScope.nonCancellable(() => this.closeSession());
     }
@@ -323,7 +316,7 @@ class AutomateRun {
       );
     } catch (err) {
       if (isCancellation(err)) throw err;
-      this.failedStep(`the model gave no usable action: ${describe(err)}`);
+      this.failedStep(`the model gave no usable action: ${failureText(err)}`);
       return undefined;
     }
     this.emit('agent:reasoned', { reasoning: decision.reasoning });
@@ -640,9 +633,7 @@ class AutomateRun {
     try {
       const reply = await call();
       this.generations++;
-      this.usage.prompt += reply.usage.prompt;
-      this.usage.completion += reply.usage.completion;
-      this.usage.total += reply.usage.total;
+      addUsage(this.usage, reply.usage);
       this.emit('ai:generation', {
         prompt: reply.prompt,
         schema: what,

@@ -1,10 +1,10 @@
 import { ActivityFailure, ApplicationFailure, log, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import type { FetchActivities } from '../activities/fetchPage';
-import type { PageReading, ReadingOf } from '../activities/readPage';
+import type { PageReading, ReadingOf } from '../reading/readPage';
 import type { RenderActivities } from '../activities/renderPage';
-import type { PageCacheUse } from '../activities/pageCache';
+import type { PageCacheUse } from '../cache/pageCache';
 import type { PageQueues, PageRequest } from '../operations/pageRequest';
-import type { ActivityTimeouts } from '../timeouts';
+import type { ActivityTimeouts } from '../config/timeouts';
 import type { Effort, ObtainedPage } from '../types';
 import { HEARTBEAT_TIMEOUT } from './heartbeat';
 

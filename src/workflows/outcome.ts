@@ -6,7 +6,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import { isErrorCode } from '../errors';
-import { ERROR_CODE, OUTCOME, type Outcome } from '../searchAttributes';
+import { ERROR_CODE, OUTCOME, type Outcome } from '../temporal/searchAttributes';
 
 /**
  * Runs that ended before workflows recorded their outcome have no such command in their

@@ -1,5 +1,4 @@
 import {
-  ActivityFailure,
   ApplicationFailure,
   isCancellation,
   log as workflowLog,
@@ -8,9 +7,9 @@ import {
   upsertMemo,
 } from '@temporalio/workflow';
 import type { RobotsActivities } from '../activities/checkRobots';
-import type { PageCacheUse } from '../activities/pageCache';
+import type { PageCacheUse } from '../cache/pageCache';
 import type { ResearchModelActivities, ResearchReply } from '../activities/researchModel';
-import type { ResearchReading } from '../activities/researchReading';
+import type { ResearchReading } from '../reading/researchReading';
 import type { SearchActivities, SearchWebResult } from '../activities/searchWeb';
 import { ERRORS, type ErrorCode } from '../errors';
 import { EventLog } from '../events/eventLog';
@@ -28,7 +27,8 @@ import type {
   UrlSource,
 } from '../events/research';
 import { researchStream } from '../events/streams';
-import type { TokenUsage } from '../model/modelClient';
+import { addUsage, noUsage } from '../model/usage';
+import { failureText } from '../temporal/failureText';
 import type { Evaluation, Outline, PageAnalysis, Plan, SourceExcerpts, SourceNote } from '../prompts/research.v1';
 import { finalizeReport, type CitableSource } from '../research/citations';
 import { rankedExcerpts } from '../research/excerpts';
@@ -39,7 +39,7 @@ import type { PageQueues } from '../operations/pageRequest';
 import { HEARTBEAT_TIMEOUT } from './heartbeat';
 import { obtainPageFacts } from './obtainPage';
 import { recordingOutcome } from './outcome';
-import type { ActivityTimeouts } from '../timeouts';
+import type { ActivityTimeouts } from '../config/timeouts';
 
 export interface ResearchRequest {
   query: string;
@@ -58,7 +58,7 @@ export interface ResearchInput {
   pageConcurrency: number;
   /** Page text one analysis reads (RESEARCH_PAGE_TOKENS). */
   pageTokens: number;
-  /** The activities' timeouts (src/timeouts.ts); absent in runs started before they were given. */
+  /** The activities' timeouts (src/config/timeouts.ts); absent in runs started before they were given. */
   timeouts?: ActivityTimeouts;
   stream?: StreamState;
 }
@@ -122,14 +122,6 @@ const SUMMARY_CHARS = 600;
 
 const RATING_ORDER = { high: 0, medium: 1, low: 2 } as const;
 
-function describe(err: unknown): string {
-  return err instanceof ActivityFailure && err.cause
-    ? err.cause.message
-    : err instanceof Error
-      ? err.message
-      : String(err);
-}
-
 /**
  * Research (spec 2.8, 6.2). `fast`: plan, one round of searching and reading, one answer written
  * from the pages' best passages. `balanced`: plan, then rounds of searching, reading and
@@ -174,7 +166,7 @@ class ResearchRun {
     phases: {} as Record<string, { duration: number }>,
     tokens: {} as Record<string, { input: number; output: number }>,
   };
-  private readonly usage: TokenUsage = { prompt: 0, completion: 0, total: 0 };
+  private readonly usage = noUsage();
 
   constructor(
     private readonly input: ResearchInput,
@@ -205,7 +197,7 @@ class ResearchRun {
         code,
         step: this.activity,
         iteration: this.iteration,
-        error: describe(err),
+        error: failureText(err),
       });
       this.emit('error', {
         message,
@@ -214,7 +206,7 @@ class ResearchRun {
         ...(this.iteration !== undefined ? { iteration: this.iteration } : {}),
       });
       upsertMemo({ usage: this.usage });
-      throw ApplicationFailure.nonRetryable(`${message}: ${describe(err)}`, code);
+      throw ApplicationFailure.nonRetryable(`${message}: ${failureText(err)}`, code);
     }
   }
 
@@ -383,9 +375,7 @@ class ResearchRun {
     const tokens = (this.metrics.tokens[reply.model] ??= { input: 0, output: 0 });
     tokens.input += reply.usage.prompt;
     tokens.output += reply.usage.completion;
-    this.usage.prompt += reply.usage.prompt;
-    this.usage.completion += reply.usage.completion;
-    this.usage.total += reply.usage.total;
+    addUsage(this.usage, reply.usage);
     return reply.value;
   }
 
@@ -395,7 +385,7 @@ class ResearchRun {
       return this.count(await step());
     } catch (err) {
       if (isCancellation(err)) throw err;
-      throw new ResearchFailure('research_failed', describe(err));
+      throw new ResearchFailure('research_failed', failureText(err));
     }
   }
 
@@ -468,7 +458,7 @@ class ResearchRun {
           return answer;
         } catch (err) {
           if (isCancellation(err)) throw err;
-          workflowLog.warn('search failed', { iteration, error: describe(err) });
+          workflowLog.warn('search failed', { iteration, error: failureText(err) });
           return undefined;
         }
       }),
@@ -542,7 +532,7 @@ class ResearchRun {
       return page.reading.content.trim() ? page.reading : undefined;
     } catch (err) {
       if (isCancellation(err)) throw err;
-      workflowLog.info('page not read', { error: describe(err) });
+      workflowLog.info('page not read', { error: failureText(err) });
       return undefined;
     }
   }
@@ -574,7 +564,7 @@ class ResearchRun {
         );
       } catch (err) {
         if (isCancellation(err)) throw err;
-        workflowLog.warn('page analysis failed', { error: describe(err) });
+        workflowLog.warn('page analysis failed', { error: failureText(err) });
         return undefined;
       }
       this.metrics.analyzesOk++;

@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, upsertMemo } from '@temporalio/workflow';
 import type { ModelActivities, ModelAnswer } from '../activities/askModel';
-import type { TokenUsage } from '../model/modelClient';
+import { addUsage, noUsage } from '../model/usage';
 import { MODEL_FAILED } from '../errors';
 import { mergeAnswers } from '../structured/merge';
 import type { StructuredJsonInput } from '../operations/structuredJson';
@@ -10,12 +10,6 @@ import { recordingOutcome } from './outcome';
 
 /** The operation's own failure, by spec: 500 `failed to generate JSON` or `failed to transform data`. */
 const FAILURE_TYPE = { extract: 'generation_failed', generate: 'transform_failed' } as const;
-
-function addUsage(total: TokenUsage, answer: ModelAnswer): void {
-  total.prompt += answer.usage.prompt;
-  total.completion += answer.usage.completion;
-  total.total += answer.usage.total;
-}
 
 /**
  * Fetch a page, hand its content to the model with the caller's schema, and keep asking (with
@@ -36,7 +30,7 @@ async function structuredJson(task: 'extract' | 'generate', input: StructuredJso
     heartbeatTimeout: HEARTBEAT_TIMEOUT,
     retry: { maximumAttempts: 6, initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
   });
-  const usage: TokenUsage = { prompt: 0, completion: 0, total: 0 };
+  const usage = noUsage();
   const fail = (why: string): never => {
     upsertMemo({ usage });
     throw ApplicationFailure.nonRetryable(why, FAILURE_TYPE[task]);
@@ -65,7 +59,7 @@ async function structuredJson(task: 'extract' | 'generate', input: StructuredJso
           fail(err.cause.message);
         throw err;
       }
-      addUsage(usage, answer);
+      addUsage(usage, answer.usage);
       if (answer.errors.length === 0) return answer.value;
       repair = { answer: answer.answer, errors: answer.errors };
     }

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { BrowserContext } from 'playwright-core';
-import { createSessionOpening, createSessionSteps } from '../../src/activities/browserSession';
-import type { ReadingPool as ReadingPoolType } from '../../src/activities/readingPool';
+import { createSessionOpening, createSessionSteps } from '../../src/activities/sessionActivities';
+import type { ReadingPool as ReadingPoolType } from '../../src/reading/readingPool';
 import { BrowserPool } from '../../src/browser/browserPool';
 import { BrowserSessions } from '../../src/browser/browserSessions';
 import { GuardProxy } from '../../src/browser/guardProxy';
@@ -196,8 +196,8 @@ describe('browser sessions', () => {
     proxy = new GuardProxy(policy);
     sessions = new BrowserSessions(pool, proxy, LIMIT);
     // The reading threads run compiled code: dist/ is built before the e2e tests.
-    const readingModule = path.resolve(__dirname, '../../dist/src/activities/readingPool.js');
-    const { ReadingPool } = (await import(readingModule)) as typeof import('../../src/activities/readingPool');
+    const readingModule = path.resolve(__dirname, '../../dist/src/reading/readingPool.js');
+    const { ReadingPool } = (await import(readingModule)) as typeof import('../../src/reading/readingPool');
     reader = new ReadingPool({ ...config.convert, threads: 1 }, readSettings(config));
     const deps = { sessions, policy, geo: config.geo, userAgent: config.fetch.userAgent, reader, queue: QUEUE };
     opening = createSessionOpening(deps);

@@ -62,7 +62,7 @@ beforeAll(async () => {
   await mkdir(logDir, { recursive: true });
   const log = createWriteStream(path.join(logDir, 'crash-recovery-stack.log'));
   // Its own process group, so a launcher that fails to stop cannot leave its children behind.
-  launcher = spawn(process.execPath, [path.resolve(__dirname, '..', '..', 'dist/src/start.js')], {
+  launcher = spawn(process.execPath, [path.resolve(__dirname, '..', '..', 'dist/src/stack/start.js')], {
     env,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],

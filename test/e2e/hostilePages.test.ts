@@ -125,8 +125,8 @@ describe('a hostile page', () => {
   it('whose reading runs past its time budget is stopped there and fails, and the next page is read', async () => {
     // The reading threads run compiled code: dist/ is built before the e2e tests. A budget of
     // 20 ms stands for any reading that would run on: 200,000 paragraphs take far longer.
-    const readingModule = path.resolve(__dirname, '../../dist/src/activities/readingPool.js');
-    const { ReadingPool } = (await import(readingModule)) as typeof import('../../src/activities/readingPool');
+    const readingModule = path.resolve(__dirname, '../../dist/src/reading/readingPool.js');
+    const { ReadingPool } = (await import(readingModule)) as typeof import('../../src/reading/readingPool');
     const config = loadConfig({});
     const pool = new ReadingPool({ ...config.convert, threads: 1, timeoutMs: 20 }, readSettings(config));
     const page = (body: string) => ({

@@ -111,7 +111,7 @@ async function alive(pids: Iterable<number>): Promise<number[]> {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * npm is the process a user started; the launcher (node dist/src/start.js) is its child. Killing
+ * npm is the process a user started; the launcher (node dist/src/stack/start.js) is its child. Killing
  * npm orphans the launcher, which stops the stack; killing the launcher leaves the children to
  * the signal the kernel sends them when their parent dies.
  */
@@ -163,7 +163,7 @@ it('refuses to start on a port another process holds, and says which', async () 
   try {
     const { launcher, output } = await launch(
       process.execPath,
-      [path.join(ROOT, 'dist/src/start.js')],
+      [path.join(ROOT, 'dist/src/stack/start.js')],
       'launcher-taken-port.log',
     );
     const code = await new Promise<number | null>((resolve) => launcher.once('exit', resolve));

@@ -5,7 +5,12 @@ import type { History } from '@temporalio/common/lib/proto-utils';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { ENCRYPTED_ENCODING, GZIP_ENCODING, KEY_ID_METADATA, ServicePayloadCodec } from '../../src/payloadCodec';
+import {
+  ENCRYPTED_ENCODING,
+  GZIP_ENCODING,
+  KEY_ID_METADATA,
+  ServicePayloadCodec,
+} from '../../src/temporal/payloadCodec';
 import { decide } from '../support/agentScript';
 import { apiKey, apiUrl, post, stackSetting } from '../support/api';
 import { startAutomateSite } from '../support/automateSite';

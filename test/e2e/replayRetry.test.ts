@@ -7,8 +7,8 @@ import { loadDataConverter } from '@temporalio/common/lib/internal-non-workflow/
 import { ulid } from 'ulid';
 import { parseWorkflowId, workflowIdOf } from '../../src/events/streams';
 import { testDataConverter as dataConverter } from '../support/payloadKeys';
-import { runLabels } from '../../src/runLabels';
-import { ERROR_CODE, OPERATION, ORGANIZATION, OUTCOME, URL_HOST } from '../../src/searchAttributes';
+import { runLabels } from '../../src/temporal/runLabels';
+import { ERROR_CODE, OPERATION, ORGANIZATION, OUTCOME, URL_HOST } from '../../src/temporal/searchAttributes';
 import type { ResearchInput } from '../../src/workflows';
 import { call, post, stackSetting } from '../support/api';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';

@@ -1,10 +1,11 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
-import { createApiDeps, createApp } from '../../src/api/app';
+import { createApp } from '../../src/api/app';
+import { createApiDeps } from '../../src/api/deps';
 import { loadConfig } from '../../src/config';
 import type { ResearchEvents } from '../../src/events/research';
-import { createLogger } from '../../src/logger';
+import { createLogger } from '../../src/telemetry/logger';
 import { testDataConverter as dataConverter } from '../support/payloadKeys';
 import { apiKey, apiUrl, call } from '../support/api';
 import type { FixtureServer } from '../support/fixtureServer';

@@ -1,5 +1,5 @@
 import { loadConfig, PAYLOAD_KEYS_VARIABLE, requirePayloadKeys } from '../../src/config';
-import { serviceDataConverter } from '../../src/payloadCodec';
+import { serviceDataConverter } from '../../src/temporal/payloadCodec';
 
 /**
  * The payload key of every test stack and workflow test, fixed so that histories recorded by

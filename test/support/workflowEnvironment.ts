@@ -6,8 +6,8 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { FAILURE_CONVERTER_PATH } from '../../src/payloadCodec';
-import { indexedSearchAttributes } from '../../src/registerSearchAttributes';
+import { FAILURE_CONVERTER_PATH } from '../../src/temporal/payloadCodec';
+import { indexedSearchAttributes } from '../../src/temporal/registerSearchAttributes';
 import { testDataConverter as dataConverter } from './payloadKeys';
 
 /**

@@ -1,5 +1,5 @@
-import { parseModelJson } from '../../src/activities/modelJson';
-import { linksOf } from '../../src/activities/researchReading';
+import { parseModelJson } from '../../src/model/modelJson';
+import { linksOf } from '../../src/reading/researchReading';
 import { disagreements, randomTexts } from '../support/randomTexts';
 
 /** What the activities read a model's fenced answer with before. */

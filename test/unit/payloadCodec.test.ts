@@ -10,7 +10,7 @@ import {
   KEY_ID_METADATA,
   ServicePayloadCodec,
   UndecryptablePayloadError,
-} from '../../src/payloadCodec';
+} from '../../src/temporal/payloadCodec';
 import { keptPayloadKeys } from '../../src/stack/keptSecret';
 import { gzippedZeros, MiB } from '../support/gzipBomb';
 

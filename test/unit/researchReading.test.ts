@@ -1,4 +1,4 @@
-import { linksOf, researchReadingOf } from '../../src/activities/researchReading';
+import { linksOf, researchReadingOf } from '../../src/reading/researchReading';
 
 describe('research reading', () => {
   it('keeps the links of the main content: absolute, once each, no images, not the page itself', () => {

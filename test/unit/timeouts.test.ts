@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '../../src/config';
-import { activityTimeouts } from '../../src/timeouts';
+import { activityTimeouts } from '../../src/config/timeouts';
 
 describe('timeouts', () => {
   it('gives each activity the limits it must contain, plus room to finish', () => {

@@ -1,6 +1,6 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
-import type { MarkdownReading } from '../../src/activities/readPage';
+import type { MarkdownReading } from '../../src/reading/markdownReading';
 import type { ObtainedPage } from '../../src/types';
 import { startWorkflowTier, type WorkflowTier } from '../support/workflowEnvironment';
 

@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
-import type { MarkdownReading } from '../../src/activities/readPage';
+import type { MarkdownReading } from '../../src/reading/markdownReading';
 import type { ExtractMarkdownResult } from '../../src/operations/extractMarkdown';
 import type { Effort, ObtainedPage } from '../../src/types';
 import { startWorkflowTier, type WorkflowTier } from '../support/workflowEnvironment';

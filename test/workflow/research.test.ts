@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { ResearchReply } from '../../src/activities/researchModel';
-import type { ResearchReading } from '../../src/activities/researchReading';
+import type { ResearchReading } from '../../src/reading/researchReading';
 import type { SearchWebInput, SearchWebResult } from '../../src/activities/searchWeb';
 import { listEventsQuery, readEventsUpdate, releaseReaderSignal, type RecordedEvent } from '../../src/events/messages';
 import type { ResearchEvents, ResearchMode } from '../../src/events/research';

@@ -1,11 +1,11 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { AskModelInput, ModelAnswer, ValidateInput } from '../../src/activities/askModel';
-import type { ModelInput } from '../../src/activities/readPage';
+import type { ModelInput } from '../../src/reading/readPage';
 import { MODEL_FAILED } from '../../src/errors';
 import type { ObtainedPage } from '../../src/types';
 import type { StructuredJsonInput } from '../../src/operations/structuredJson';
-import { ERROR_CODE, OUTCOME } from '../../src/searchAttributes';
+import { ERROR_CODE, OUTCOME } from '../../src/temporal/searchAttributes';
 import { startWorkflowTier, type WorkflowTier } from '../support/workflowEnvironment';
 
 /**

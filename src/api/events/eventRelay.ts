@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { RecordedEvent } from '../../events/messages';
 import type { AnyStreamedOperation } from '../../events/streams';
-import type { Logger } from '../../logger';
+import type { Logger } from '../../telemetry/logger';
 import { READ_FAILED, RunReader } from './runReader';
 
 /** One client's view of a run's events: from its own position, at its own pace. */

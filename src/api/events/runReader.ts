@@ -9,7 +9,7 @@ import {
   type RecordedEvent,
 } from '../../events/messages';
 import type { AnyStreamedOperation, StreamFailure } from '../../events/streams';
-import { runFields, type Logger } from '../../logger';
+import { runFields, type Logger } from '../../telemetry/logger';
 
 /** Events this process keeps per run for its clients; a client further behind catches up by query. */
 const BUFFER_CHARS = 8 * 1024 * 1024;

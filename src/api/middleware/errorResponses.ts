@@ -2,7 +2,7 @@ import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { Middleware } from 'koa';
 import { isErrorCode, RETRYABLE, ServiceError } from '../../errors';
-import { UNAVAILABLE_RETRY_AFTER_S } from '../../timeouts';
+import { UNAVAILABLE_RETRY_AFTER_S } from '../../config/timeouts';
 import { isConnectionFailure } from '../throughOutages';
 import type { ApiState } from '../state';
 

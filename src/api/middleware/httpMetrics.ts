@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import type { ApiMetrics } from '../../metrics/apiMetrics';
+import type { ApiMetrics } from '../../telemetry/metrics/apiMetrics';
 import type { ApiState } from '../state';
 
 /**

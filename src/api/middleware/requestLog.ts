@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
-import type { Logger } from '../../logger';
+import type { Logger } from '../../telemetry/logger';
 import type { ApiState } from '../state';
 
 const CODEC_ACTIONS = new Set(['decode', 'encode']);

@@ -1,5 +1,5 @@
 import { geoUnavailableMessage } from '../../config';
-import type { BodyField, RequestBody } from '../requestBody';
+import type { BodyField, RequestBody } from '../requestBody/requestBody';
 import {
   automateBody,
   automateInputBody,
@@ -7,15 +7,15 @@ import {
   extractMarkdownBody,
   generateJsonBody,
   researchBody,
-} from '../requestBodies';
-import { INVALID_LAST_EVENT_ID } from '../routes/runEvents';
+} from '../requestBody/requestBodies';
+import { INVALID_LAST_EVENT_ID } from '../../events/sse';
 import { errorResponses, type ErrorAnswer } from './errorAnswers';
 import { eventComponents, streamComponentName } from './eventSchemas';
 import typeSchemas from './typeSchemas.json';
 
 /**
  * The OpenAPI 3.1 description of the API (spec §2, 4-7), served at GET /v1/openapi.json. Request
- * bodies come from the declarations the routes read them with (src/api/requestBodies.ts);
+ * bodies come from the declarations the routes read them with (src/api/requestBody/requestBodies.ts);
  * responses and events from the schemas generated from their TypeScript types
  * (typeSchemas.json); errors from src/errors.ts. Automate's request bodies are written here from
  * spec §2.9-2.10 until its route declares them.

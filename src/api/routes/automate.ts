@@ -5,10 +5,10 @@ import { ServiceError } from '../../errors';
 import { workflowIdOf } from '../../events/streams';
 import type { AutomateRequest } from '../../operations/automate';
 import { runOfRequestId, submitInputUpdate, type InputAnswer } from '../../operations/automateInput';
-import { activityTimeouts, AUTOMATE_DEADLINE_MS } from '../../timeouts';
+import { activityTimeouts, AUTOMATE_DEADLINE_MS } from '../../config/timeouts';
 import { automate } from '../../workflows';
-import type { ApiDeps } from '../app';
-import { automateBody, automateInputBody } from '../requestBodies';
+import type { ApiDeps } from '../deps';
+import { automateBody, automateInputBody } from '../requestBody/requestBodies';
 import type { ApiState } from '../state';
 
 /** Spec 2.9 with its defaults applied; the URL's form is checked here, its address by the route (422). */

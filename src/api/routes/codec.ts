@@ -5,7 +5,12 @@ import type { Middleware } from 'koa';
 import type { Payload } from '@temporalio/common';
 import { requirePayloadKeys, type CodecSettings, type PayloadKeys } from '../../config';
 import { invalidField, ServiceError } from '../../errors';
-import { decodePayload, DecodedSizeError, ServicePayloadCodec, UndecryptablePayloadError } from '../../payloadCodec';
+import {
+  decodePayload,
+  DecodedSizeError,
+  ServicePayloadCodec,
+  UndecryptablePayloadError,
+} from '../../temporal/payloadCodec';
 import { codecAuth } from '../middleware/codecAuth';
 import type { ApiState } from '../state';
 

@@ -4,11 +4,11 @@ import { withFrontMatter } from '../../extraction/frontMatter';
 import type { ExtractMarkdownRequest, ExtractMarkdownResponse } from '../../operations/extractMarkdown';
 import type { PageMetadata } from '../../types';
 import { extractMarkdown } from '../../workflows';
-import { checkPageTarget } from '../pageTarget';
-import { extractMarkdownBody } from '../requestBodies';
+import { checkPageTarget } from '../requestBody/pageTarget';
+import { extractMarkdownBody } from '../requestBody/requestBodies';
 import type { ApiState } from '../state';
-import type { ApiDeps } from '../app';
-import { activityTimeouts, OPERATION_DEADLINE_MS } from '../../timeouts';
+import type { ApiDeps } from '../deps';
+import { activityTimeouts, OPERATION_DEADLINE_MS } from '../../config/timeouts';
 
 /** Spec §2.3 with its defaults applied. */
 export function parseExtractMarkdown(body: Record<string, unknown>): ExtractMarkdownRequest {

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { ERRORS } from '../../errors';
-import type { ApiMetrics } from '../../metrics/apiMetrics';
-import { metricsAccess } from '../../metrics/metricsAccess';
+import type { ApiMetrics } from '../../telemetry/metrics/apiMetrics';
+import { metricsAccess } from '../../telemetry/metrics/metricsAccess';
 import type { Readiness } from '../readiness';
 import type { ApiState } from '../state';
 

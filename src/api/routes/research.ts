@@ -3,10 +3,10 @@ import { cachePartition } from '../../cache/resultCache';
 import { researchProblem } from '../../config';
 import { ServiceError } from '../../errors';
 import { research, type ResearchRequest } from '../../workflows';
-import { researchBody } from '../requestBodies';
+import { researchBody } from '../requestBody/requestBodies';
 import type { ApiState } from '../state';
-import type { ApiDeps } from '../app';
-import { activityTimeouts, RESEARCH_DEADLINE_MS } from '../../timeouts';
+import type { ApiDeps } from '../deps';
+import { activityTimeouts, RESEARCH_DEADLINE_MS } from '../../config/timeouts';
 
 /** Spec 2.8 with its defaults applied. */
 export function parseResearchRequest(body: Record<string, unknown>): ResearchRequest {

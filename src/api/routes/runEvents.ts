@@ -1,10 +1,8 @@
 import type { Middleware } from 'koa';
 import { invalidField } from '../../errors';
-import { parseLastEventId } from '../../events/sse';
-import type { ApiDeps } from '../app';
+import { INVALID_LAST_EVENT_ID, parseLastEventId } from '../../events/sse';
+import type { ApiDeps } from '../deps';
 import type { ApiState } from '../state';
-
-export const INVALID_LAST_EVENT_ID = 'Last-Event-ID must be the id of an event of this stream';
 
 /**
  * GET /runs/{runId}/events: a client that lost its stream reads it again, from after the id in

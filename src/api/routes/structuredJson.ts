@@ -3,11 +3,11 @@ import { modelProblem } from '../../config';
 import { ServiceError } from '../../errors';
 import type { StructuredJsonRequest } from '../../operations/structuredJson';
 import { extractJson, generateJson } from '../../workflows';
-import { checkPageTarget } from '../pageTarget';
-import { extractJsonBody, generateJsonBody } from '../requestBodies';
+import { checkPageTarget } from '../requestBody/pageTarget';
+import { extractJsonBody, generateJsonBody } from '../requestBody/requestBodies';
 import type { ApiState } from '../state';
-import type { ApiDeps } from '../app';
-import { activityTimeouts, OPERATION_DEADLINE_MS } from '../../timeouts';
+import type { ApiDeps } from '../deps';
+import { activityTimeouts, OPERATION_DEADLINE_MS } from '../../config/timeouts';
 
 /** Spec §2.6 and 2.7 with their defaults applied. */
 export function parseStructuredRequest(

@@ -1,4 +1,5 @@
 import type { PageSigns } from '../metadata';
+import { namesOf } from '../elementNames';
 import { type Measures, type TextStats, EMPTY_STATS, linkDensity } from './measure';
 import {
   ARTICLE_BODY_NAMES,
@@ -48,14 +49,6 @@ import {
 } from './patterns';
 
 export const HEADING = /^H[1-6]$/;
-
-/** The class and id of an element, the words sites name their blocks by. */
-export function namesOf(el: Element): string {
-  // linkedom answers "" for a missing class, so `??` alone would hide the id of an element with no class.
-  const cls = el.getAttribute('class');
-  const id = el.getAttribute('id');
-  return cls && id ? `${cls} ${id}` : cls || id || '';
-}
 
 /** Elements found on the way that mark the content themselves, for the next stage. */
 export interface Landmarks {

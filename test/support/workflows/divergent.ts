@@ -2,7 +2,7 @@ import { proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { RenderActivities } from '../../../src/activities/renderPage';
 import type { ExtractMarkdownInput, ExtractMarkdownResult } from '../../../src/operations/extractMarkdown';
 import type { StructuredJsonInput } from '../../../src/operations/structuredJson';
-import { OUTCOME } from '../../../src/searchAttributes';
+import { OUTCOME } from '../../../src/temporal/searchAttributes';
 import { extractJson as currentExtractJson } from '../../../src/workflows';
 
 /**

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { TLSConfig } from '@temporalio/client';
-import type { TemporalSettings } from './config';
+import type { TemporalSettings } from '../config';
 
 /**
  * Connection options shared by the API's client and the workers, so a local dev server, a

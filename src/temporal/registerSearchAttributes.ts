@@ -29,7 +29,7 @@ async function missingAttributes(connection: Operator, namespace: string): Promi
 }
 
 /**
- * Registers the service's search attributes (src/searchAttributes.ts) in a namespace through the
+ * Registers the service's search attributes (src/temporal/searchAttributes.ts) in a namespace through the
  * operator service, only those it lacks, so it can run at every start. Runs set them: on a
  * namespace without them no run can start. Needs operator rights on the cluster (Temporal Cloud
  * takes them through its own tools instead). Returns the names it added.

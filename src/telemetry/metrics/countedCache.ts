@@ -1,5 +1,5 @@
 import { Counter, type Registry } from 'prom-client';
-import type { CachedPage, ResultCache } from '../cache/resultCache';
+import type { CachedPage, ResultCache } from '../../cache/resultCache';
 
 export type CacheLookups = Counter<'result'>;
 

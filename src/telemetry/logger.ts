@@ -1,6 +1,6 @@
 import pino from 'pino';
 import type { Logger as TemporalLogger, LogLevel, LogMetadata } from '@temporalio/common';
-import { organizationOf } from './events/streams';
+import { organizationOf } from '../events/streams';
 
 export type Logger = pino.Logger;
 

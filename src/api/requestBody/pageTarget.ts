@@ -1,6 +1,6 @@
-import { requireProxyFor } from '../config';
-import type { GeoTarget } from '../types';
-import type { ApiDeps } from './app';
+import { requireProxyFor } from '../../config';
+import type { GeoTarget } from '../../types';
+import type { ApiDeps } from '../deps';
 
 /**
  * The checks every page operation makes before starting work: the URL is valid and not internal

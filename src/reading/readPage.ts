@@ -4,6 +4,7 @@ import { boundMarkdown } from '../extraction/bound';
 import { estimateTokens, fitToBudget, splitIntoChunks } from '../structured/chunking';
 import type { ContentScope, PageMetadata } from '../types';
 import { pageToMarkdown, type PageBody } from '../extraction/pageToMarkdown';
+import type { MarkdownReading } from './markdownReading';
 import { researchReadingOf, type ResearchReading } from './researchReading';
 
 /**
@@ -13,11 +14,6 @@ import { researchReadingOf, type ResearchReading } from './researchReading';
  */
 export type PageReading =
   { as: 'markdown'; content: ContentScope } | { as: 'modelInput' } | { as: 'research'; tokens: number };
-
-export interface MarkdownReading {
-  content: string;
-  metadata: PageMetadata;
-}
 
 export interface ModelInput {
   /** One piece when the page fits one request, else the pieces to extract from one by one. */

@@ -1,8 +1,9 @@
 import { Context } from '@temporalio/activity';
-import { markdownCacheKey, type ResultCache } from '../cache/resultCache';
+import { markdownCacheKey, type ResultCache } from './resultCache';
 import type { ObtainedPage } from '../types';
-import type { MarkdownReading, PageReading, ReadingOf } from './readPage';
-import { researchReadingOf } from './researchReading';
+import type { MarkdownReading } from '../reading/markdownReading';
+import type { PageReading, ReadingOf } from '../reading/readPage';
+import { researchReadingOf } from '../reading/researchReading';
 
 /**
  * How a research fetch uses the result cache Extract Markdown fills: the entry of the page's main

@@ -1,4 +1,5 @@
-import { ConfigError, type Config } from './config';
+import { ConfigError } from './configError';
+import type { Config } from './settings';
 
 /**
  * Every time limit of a run, from one place. Activity timeouts follow from the limits an attempt

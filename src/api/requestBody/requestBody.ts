@@ -1,5 +1,5 @@
-import { ERRORS, ServiceError, type ErrorCode } from '../errors';
-import type { GeoTarget } from '../types';
+import { ERRORS, ServiceError, type ErrorCode } from '../../errors';
+import type { GeoTarget } from '../../types';
 import { fieldMessages, RequestFields } from './requestFields';
 
 /** A JSON Schema in draft 2020-12, the dialect of OpenAPI 3.1. */

@@ -1,10 +1,10 @@
 import path from 'node:path';
-import { ConfigError, formatPayloadKeys, modelProblem, type Config } from './config';
-import { startCluster } from './stack/cluster';
-import { API_REPLICAS } from './stack/clusterTopology';
-import { keptPayloadKeys, keptSecret } from './stack/keptSecret';
-import { runSupervised } from './stack/runSupervised';
-import type { Supervisor } from './stack/supervisor';
+import { ConfigError, formatPayloadKeys, modelProblem, type Config } from '../config';
+import { startCluster } from './cluster';
+import { API_REPLICAS } from './clusterTopology';
+import { keptPayloadKeys, keptSecret } from './keptSecret';
+import { runSupervised } from './runSupervised';
+import type { Supervisor } from './supervisor';
 
 /**
  * `npm run start:cluster`: the production topology on one machine, each service a plain process
@@ -47,7 +47,7 @@ async function run(config: Config, supervisor: Supervisor): Promise<void> {
     codecEndpoint: ([first]) => `http://localhost:${first}/codec/${codecSecret}`,
     payloadKeys: config.codec.keys ? formatPayloadKeys(config.codec.keys) : await keptPayloadKeys(config.dataDir),
     modelConfigured: !modelProblem(config.model),
-    distDir: __dirname,
+    distDir: path.join(__dirname, '..'),
     temporalCliPath: config.embedded.temporalCliPath,
     postgresBinDir: config.embedded.postgresBinDir,
     supervisor,

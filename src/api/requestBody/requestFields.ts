@@ -1,5 +1,5 @@
-import { invalidField, ServiceError, type ErrorCode } from '../errors';
-import type { GeoTarget } from '../types';
+import { invalidField, ServiceError, type ErrorCode } from '../../errors';
+import type { GeoTarget } from '../../types';
 
 /** The 400 messages of a field of the wrong type or value, also listed in the API description. */
 export const fieldMessages = {

@@ -15,6 +15,7 @@ import {
   type SessionSteps,
 } from '../operations/automate';
 import { SessionLostError, SessionsFullError, type BrowserSessions } from '../browser/browserSessions';
+import { outcomeOf, settle } from '../browser/actionOutcome';
 import type { BrowserSession } from '../browser/browserSession';
 import { actionVerdict } from '../browser/actionFirewall';
 import { describeForm, fillFields } from '../browser/formFields';
@@ -26,14 +27,12 @@ import {
   carryOut,
   isPageRefusal,
   NAVIGATION_TIMEOUT_MS,
-  outcomeOf,
-  settle,
   shortError,
   webUrl,
 } from '../browser/pageActions';
-import { reportingFailures } from './failures';
-import { heartbeating } from './heartbeat';
-import type { ReadingPool } from './readingPool';
+import { reportingFailures } from '../temporal/activityFailures';
+import { heartbeating } from '../temporal/heartbeating';
+import type { ReadingPool } from '../reading/readingPool';
 
 export interface SessionActivityDeps {
   sessions: BrowserSessions;

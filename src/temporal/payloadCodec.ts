@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip, gzipSync } from 'node:zlib';
 import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
-import type { PayloadKey, PayloadKeys } from './config';
+import type { PayloadKey, PayloadKeys } from '../config';
 
 /**
  * Every payload on its way to Temporal (workflow inputs such as automate's `data`, activity

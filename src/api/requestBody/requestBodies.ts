@@ -1,7 +1,7 @@
-import { ERRORS, invalidField, ServiceError } from '../errors';
-import type { ResearchMode } from '../events/research';
-import { compileSchema, type JsonSchema } from '../structured/schema';
-import { CONTENT_SCOPES, EFFORTS } from '../types';
+import { ERRORS, invalidField, ServiceError } from '../../errors';
+import type { ResearchMode } from '../../events/research';
+import { compileSchema, type JsonSchema } from '../../structured/schema';
+import { CONTENT_SCOPES, EFFORTS } from '../../types';
 import { cappedNumber, choice, flag, geoTarget, requestBody, requiredText, type BodyField } from './requestBody';
 import { fieldMessages } from './requestFields';
 

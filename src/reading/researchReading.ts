@@ -1,7 +1,7 @@
 import { splitIntoChunks } from '../structured/chunking';
 import type { PageMetadata } from '../types';
 import { forwardSearch, isSpace } from '../text/scan';
-import type { MarkdownReading } from './readPage';
+import type { MarkdownReading } from './markdownReading';
 
 /** A link of a page's main content: where research may follow. */
 export interface PageLink {

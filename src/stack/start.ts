@@ -1,13 +1,13 @@
 import path from 'node:path';
-import { modelProblem, PAYLOAD_KEYS_VARIABLE, type Config } from './config';
-import { spawnChild, waitUntil } from './stack/children';
-import { startDevServer } from './stack/devServer';
-import { refuseTakenPorts, type WantedPort } from './stack/ports';
-import { runSupervised } from './stack/runSupervised';
-import type { Supervisor } from './stack/supervisor';
-import { keptPayloadKeys, keptSecret } from './stack/keptSecret';
-import { findTemporalCli } from './stack/temporalCli';
-import { workerMetricsPort, workerProcesses } from './stack/workerProcesses';
+import { modelProblem, PAYLOAD_KEYS_VARIABLE, type Config } from '../config';
+import { spawnChild, waitUntil } from './children';
+import { startDevServer } from './devServer';
+import { refuseTakenPorts, type WantedPort } from './ports';
+import { runSupervised } from './runSupervised';
+import type { Supervisor } from './supervisor';
+import { keptPayloadKeys, keptSecret } from './keptSecret';
+import { findTemporalCli } from './temporalCli';
+import { workerMetricsPort, workerProcesses } from './workerProcesses';
 
 /**
  * `npm start`: the whole service on one machine. A Temporal dev server persisting to SQLite
@@ -28,7 +28,7 @@ async function startStack(config: Config, supervisor: Supervisor): Promise<void>
   env.TEMPORAL_ADDRESS = `127.0.0.1:${config.embedded.temporalPort}`;
   const metricsPort = (index: number) => workerMetricsPort(config.metrics.workerPort, index);
   const workers = workerProcesses(
-    path.join(__dirname, 'workers', 'main.js'),
+    path.join(__dirname, '..', 'workers', 'main.js'),
     !modelProblem(config.model),
     (_, index) => ({
       env: { ...env, WORKER_METRICS_PORT: String(metricsPort(index)) },
@@ -66,7 +66,7 @@ async function startStack(config: Config, supervisor: Supervisor): Promise<void>
   await supervisor.add('api', async () => {
     // Otherwise the probe below would take an API some other process runs for this one.
     await refuseTakenPorts([apiPort]);
-    const api = spawnChild('api', process.execPath, [path.join(__dirname, 'api', 'main.js')], { env });
+    const api = spawnChild('api', process.execPath, [path.join(__dirname, '..', 'api', 'main.js')], { env });
     await waitUntil('the API', api, async () => (await fetch(`http://${host}:${config.port}/healthz`)).ok, 60_000);
     return api;
   });

@@ -1,11 +1,12 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { MODEL_FAILED } from '../errors';
-import type { ChatMessage, ModelClient, TokenUsage } from '../model/modelClient';
-import type { ModelTask } from '../model/tasks';
+import type { ChatMessage, ModelClient } from './modelClient';
+import { addUsage, noUsage, type TokenUsage } from './usage';
+import type { ModelTask } from './tasks';
 import type { Prompt } from '../prompts/prompt';
 import { compileSchema } from '../structured/schema';
-import { modelFailure } from './failures';
+import { modelFailure } from '../temporal/activityFailures';
 import { parseModelJson } from './modelJson';
 
 /** A model's answer to one step, with what it cost. */
@@ -20,12 +21,6 @@ export interface ModelReply<T> {
 export interface UnusableAnswer {
   errors: string[];
   rawResponse: string;
-}
-
-function addUsage(total: TokenUsage, usage: TokenUsage): void {
-  total.prompt += usage.prompt;
-  total.completion += usage.completion;
-  total.total += usage.total;
 }
 
 /**
@@ -44,7 +39,7 @@ export function structuredAsker(client: ModelClient, promptVersion: string) {
       { role: 'system', content: prompt.system },
       { role: 'user', content: prompt.user },
     ];
-    const usage: TokenUsage = { prompt: 0, completion: 0, total: 0 };
+    const usage = noUsage();
     let errors: string[] = [];
     let text = '';
     for (let attempt = 0; attempt < 2; attempt++) {

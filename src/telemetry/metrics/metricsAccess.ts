@@ -1,4 +1,4 @@
-import { bearerToken, KeyRing } from '../api/keyRing';
+import { bearerToken, KeyRing } from '../../api/keyRing';
 
 /**
  * Who may read /metrics: anyone when no METRICS_TOKEN is set (Prometheus scrapes rarely carry a

@@ -1,0 +1,59 @@
+import type { Client } from '@temporalio/client';
+import type { WorkflowResultType } from '@temporalio/common';
+import type { Workflow } from '@temporalio/workflow';
+import type { Context } from 'koa';
+import { createResultCache } from '../cache/createCache';
+import type { ResultCache } from '../cache/resultCache';
+import { WriteBehindCache } from '../cache/writeBehindCache';
+import type { Config } from '../config';
+import { AddressPolicy } from '../net/addressPolicy';
+import type { Logger } from '../telemetry/logger';
+import { countedCache } from '../telemetry/metrics/countedCache';
+import { createApiMetrics, type ApiMetrics } from '../telemetry/metrics/apiMetrics';
+import { createStreamedRuns, type StreamedRuns } from './events/streamedRuns';
+import { neededQueues, Readiness } from './readiness';
+import { createRunStarter, type RunOptions } from './runStarter';
+
+export interface ApiDeps extends StreamedRuns {
+  config: Config;
+  /** For messages to running workflows (answers to automate input requests). */
+  client: Client;
+  policy: AddressPolicy;
+  cache?: ResultCache;
+  metrics: ApiMetrics;
+  readiness: Readiness;
+  /**
+   * Starts one workflow for the request and waits for its result, through Temporal outages,
+   * until the run's timeout.
+   */
+  runWorkflow<W extends Workflow>(
+    ctx: Context,
+    operation: string,
+    workflow: W,
+    options: RunOptions<W>,
+  ): Promise<WorkflowResultType<W>>;
+}
+
+export function createApiDeps(config: Config, client: Client, logger: Logger): ApiDeps {
+  const store = createResultCache(config.cache);
+  // Read at each scrape, by then long after `streams` is made.
+  const metrics = createApiMetrics(() => streams.openStreams());
+  const runs = createRunStarter(config, client, logger, metrics.runsStarted);
+  const streams = createStreamedRuns(config, client, runs, logger);
+  return {
+    ...streams,
+    config,
+    client,
+    metrics,
+    readiness: new Readiness(client, config.temporal.namespace, neededQueues(config), logger),
+    policy: new AddressPolicy(config.allowInternalHosts),
+    cache:
+      store &&
+      new WriteBehindCache(countedCache(store, metrics.cacheLookups), (err) =>
+        logger.warn({ err }, 'cache write failed'),
+      ),
+    async runWorkflow(ctx, operation, workflow, options) {
+      return runs.result(await runs.start(ctx, operation, workflow, options));
+    },
+  };
+}
