@@ -2,7 +2,8 @@ import type { Middleware } from 'koa';
 import { cachePartition } from '../../cache/resultCache';
 import { researchProblem } from '../../config';
 import { ServiceError } from '../../errors';
-import { research, type ResearchRequest } from '../../workflows';
+import type { Config } from '../../config';
+import { research, type ResearchInput, type ResearchRequest } from '../../workflows';
 import { researchBody } from '../requestBody/requestBodies';
 import type { ApiState } from '../state';
 import type { ApiDeps } from '../deps';
@@ -19,6 +20,19 @@ export function parseResearchRequest(body: Record<string, unknown>): ResearchReq
   };
 }
 
+/** The run's input: the request, where its activities run, and the limits they keep. */
+export function researchInput(config: Config, request: ResearchRequest, organization: string): ResearchInput {
+  const { fetch, browser, model, search } = config.taskQueues;
+  return {
+    request,
+    queues: { fetch, browser, model, search },
+    cachePartition: cachePartition(config.cache.scope, organization),
+    pageConcurrency: config.research.pageConcurrency,
+    pageTokens: config.research.pageTokens,
+    timeouts: activityTimeouts(config),
+  };
+}
+
 /**
  * POST /research: one workflow per request, answered with its event stream (spec 4 rule 3).
  * A bad body is 400 and a service without a search engine or a model 503, before any stream.
@@ -28,19 +42,8 @@ export function researchRoute(deps: ApiDeps): Middleware<ApiState> {
     const request = parseResearchRequest(ctx.state.body ?? {});
     const problem = researchProblem(deps.config);
     if (problem) throw new ServiceError('research_unavailable', problem);
-    const { fetch, browser, model, search } = deps.config.taskQueues;
-    const { research: settings, cache } = deps.config;
     await deps.streamWorkflow(ctx, 'research', research, {
-      args: [
-        {
-          request,
-          queues: { fetch, browser, model, search },
-          cachePartition: cachePartition(cache.scope, ctx.state.organization!),
-          pageConcurrency: settings.pageConcurrency,
-          pageTokens: settings.pageTokens,
-          timeouts: activityTimeouts(deps.config),
-        },
-      ],
+      args: [researchInput(deps.config, request, ctx.state.organization!)],
       timeout: RESEARCH_DEADLINE_MS[request.mode],
     });
   };
