@@ -1,3 +1,5 @@
+import type { ActivityOptions, Duration } from '@temporalio/common';
+import type { Effort } from '../types';
 import { ConfigError } from './configError';
 import type { Config } from './settings';
 
@@ -45,6 +47,8 @@ export interface ActivityTimeouts {
   quickFetchMs: number;
   renderMs: number;
   modelMs: number;
+  /** One web search of Research. */
+  searchMs: number;
 }
 
 export function activityTimeouts(config: Config): ActivityTimeouts {
@@ -54,22 +58,151 @@ export function activityTimeouts(config: Config): ActivityTimeouts {
     quickFetchMs: config.fetch.minEffortTimeoutMs + reading,
     renderMs: config.browser.renderTimeoutMs + reading,
     modelMs: config.model.timeoutMs + ATTEMPT_SLACK_MS,
+    searchMs: config.research.search.timeoutMs + ATTEMPT_SLACK_MS,
   };
 }
 
 /** Throws ConfigError, naming the setting, when one attempt could not finish within its operation's deadline. */
 export function checkTimeouts(config: Config): void {
   const timeouts = activityTimeouts(config);
-  const page = OPERATION_DEADLINE_MS['extract-markdown'];
-  const fits = (ms: number, deadline: number, variables: string) => {
+  const limits: [ms: number, deadline: number, variables: string][] = [
+    [timeouts.fetchMs, OPERATION_DEADLINE_MS['extract-markdown'], 'FETCH_TIMEOUT_MS (with CONVERT_TIMEOUT_MS)'],
+    [
+      timeouts.quickFetchMs,
+      OPERATION_DEADLINE_MS['extract-markdown'],
+      'FETCH_MIN_EFFORT_TIMEOUT_MS (with CONVERT_TIMEOUT_MS)',
+    ],
+    [timeouts.renderMs, OPERATION_DEADLINE_MS['extract-markdown'], 'RENDER_TIMEOUT_MS (with CONVERT_TIMEOUT_MS)'],
+    [timeouts.modelMs, OPERATION_DEADLINE_MS['extract-json'], 'MODEL_TIMEOUT_MS'],
+    [timeouts.searchMs, RESEARCH_DEADLINE_MS.fast, 'SEARCH_TIMEOUT_MS'],
+  ];
+  for (const [ms, deadline, variables] of limits) {
     if (ms > deadline) {
       throw new ConfigError(
         variables,
         `one attempt may take ${ms / 1000} s, more than the ${deadline / 1000} s a run of its operation may take; lower it`,
       );
     }
+  }
+}
+
+/**
+ * A worker that stops heartbeating (its process died or hangs) loses the attempt after this long,
+ * and the attempt is retried on whichever worker polls next, instead of after start-to-close.
+ * Every activity that can run for long heartbeats: fetches, renders and model calls.
+ */
+const HEARTBEAT_TIMEOUT: Duration = '10s';
+
+/**
+ * The timeouts of runs started before workflows were given theirs in their input, or before a
+ * timeout joined them (the search's); replaying and finishing those runs needs the same values.
+ */
+const TIMEOUTS_BEFORE_INPUT: ActivityTimeouts = {
+  fetchMs: 60_000,
+  quickFetchMs: 60_000,
+  renderMs: 90_000,
+  modelMs: 600_000,
+  searchMs: 90_000,
+};
+
+/** The timeouts a run was given, and the earlier values for those it was not. */
+function timeoutsOf(given: Partial<ActivityTimeouts> | undefined): ActivityTimeouts {
+  return { ...TIMEOUTS_BEFORE_INPUT, ...given };
+}
+
+/**
+ * How hard a plain fetch tries, by effort (spec §2.2): `min` asks the server once. The download has
+ * its own deadline (FETCH_TIMEOUT_MS, shorter for `min`), the read its budget
+ * (CONVERT_TIMEOUT_MS); the activity's timeout covers both.
+ */
+export function fetchOptions(effort: Effort, given: Partial<ActivityTimeouts> | undefined): ActivityOptions {
+  const timeouts = timeoutsOf(given);
+  const heartbeat = { heartbeatTimeout: HEARTBEAT_TIMEOUT };
+  // One HTTP attempt: the fetch activity makes `min`'s failures final, so a second attempt only
+  // replaces one whose worker was lost mid-fetch.
+  if (effort === 'min')
+    return { ...heartbeat, startToCloseTimeout: timeouts.quickFetchMs, retry: { maximumAttempts: 2 } };
+  if (effort === 'standard') {
+    return {
+      ...heartbeat,
+      startToCloseTimeout: timeouts.fetchMs,
+      retry: { maximumAttempts: 3, initialInterval: '500ms', backoffCoefficient: 2 },
+    };
+  }
+  return { ...heartbeat, startToCloseTimeout: timeouts.fetchMs, retry: { maximumAttempts: 2 } };
+}
+
+export function renderOptions(given: Partial<ActivityTimeouts> | undefined): ActivityOptions {
+  return {
+    startToCloseTimeout: timeoutsOf(given).renderMs,
+    heartbeatTimeout: HEARTBEAT_TIMEOUT,
+    retry: { maximumAttempts: 2, initialInterval: '1s' },
   };
-  fits(timeouts.fetchMs, page, 'FETCH_TIMEOUT_MS (with CONVERT_TIMEOUT_MS)');
-  fits(timeouts.renderMs, page, 'RENDER_TIMEOUT_MS (with CONVERT_TIMEOUT_MS)');
-  fits(timeouts.modelMs, OPERATION_DEADLINE_MS['extract-json'], 'MODEL_TIMEOUT_MS');
+}
+
+/** The JSON operations' model calls: a schema miss is repaired by the workflow, not retried here. */
+export function structuredModelOptions(given: Partial<ActivityTimeouts> | undefined): ActivityOptions {
+  return {
+    startToCloseTimeout: timeoutsOf(given).modelMs,
+    heartbeatTimeout: HEARTBEAT_TIMEOUT,
+    retry: { maximumAttempts: 6, initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
+  };
+}
+
+/** Research's own activities; its pages go through fetchOptions and renderOptions. */
+export function researchOptions(given: Partial<ActivityTimeouts> | undefined): {
+  model: ActivityOptions;
+  search: ActivityOptions;
+  robots: ActivityOptions;
+} {
+  const timeouts = timeoutsOf(given);
+  return {
+    model: {
+      startToCloseTimeout: timeouts.modelMs,
+      heartbeatTimeout: HEARTBEAT_TIMEOUT,
+      retry: { maximumAttempts: 5, initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
+    },
+    search: {
+      startToCloseTimeout: timeouts.searchMs,
+      retry: { maximumAttempts: 3, initialInterval: '1s', backoffCoefficient: 2 },
+    },
+    // Every site's robots.txt is asked at once, each within 5 s (src/activities/checkRobots.ts).
+    robots: {
+      startToCloseTimeout: '60s',
+      retry: { maximumAttempts: 3, initialInterval: '1s', backoffCoefficient: 2 },
+    },
+  };
+}
+
+/** Automate's model calls in runs started before workflows were given their timeouts. */
+const AUTOMATE_MODEL_BEFORE_INPUT_MS = 120_000;
+
+export function automateOptions(given: Partial<ActivityTimeouts> | undefined): {
+  model: ActivityOptions;
+  opening: ActivityOptions;
+  step: ActivityOptions;
+} {
+  return {
+    model: {
+      startToCloseTimeout: given?.modelMs ?? AUTOMATE_MODEL_BEFORE_INPUT_MS,
+      heartbeatTimeout: HEARTBEAT_TIMEOUT,
+      retry: { maximumAttempts: 5, initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
+    },
+    /** Opening may be retried anywhere: a worker that fails it leaves it to another. */
+    opening: {
+      startToCloseTimeout: '60s',
+      retry: { maximumAttempts: 6, initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s' },
+    },
+    /**
+     * A session's steps run only on the worker that holds it: not retried (a retry would wait on
+     * the same worker), and noticed fast when that worker is gone, by schedule-to-start (nobody
+     * polls its queue) or heartbeat (it died mid-step). Either way a new session takes over.
+     */
+    step: {
+      scheduleToStartTimeout: '15s',
+      startToCloseTimeout: '90s',
+      heartbeatTimeout: HEARTBEAT_TIMEOUT,
+      retry: { maximumAttempts: 1 },
+    },
+  };
 }

@@ -22,6 +22,7 @@ import { EventLog } from '../events/eventLog';
 import { automateStream } from '../events/streams';
 import { addUsage, noUsage } from '../model/usage';
 import { failureText } from '../temporal/failureText';
+import { automateOptions } from '../config/timeouts';
 import {
   SESSION_LOST,
   SESSIONS_BUSY_MESSAGE,
@@ -37,7 +38,6 @@ import {
   type SessionSteps,
 } from '../operations/automate';
 import type { Decision, PageView, StepNote, TaskPlan } from '../prompts/automate.v1';
-import { HEARTBEAT_TIMEOUT } from './heartbeat';
 import { InputRequests } from './inputRequests';
 import { recordingOutcome } from './outcome';
 
@@ -51,12 +51,6 @@ const STEPS_SHOWN = 30;
 const INPUT_ROUNDS = 3;
 const MAX_WAIT_SECONDS = 10;
 
-const MODEL_OPTIONS = {
-  startToCloseTimeout: '2m',
-  heartbeatTimeout: HEARTBEAT_TIMEOUT,
-  retry: { maximumAttempts: 5, initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
-} as const;
-
 /**
  * How long a task waits for a browser session while every one is in use. It asks again after 1 s,
  * then 2, 4, and every 5 s: each worker keeps a refused task's place in line while it keeps
@@ -68,24 +62,6 @@ const SESSION_ASK_MS = { first: 1_000, max: 5_000 };
 
 /** Runs that began before tasks waited for a session failed at the first refusal Temporal's retries did not cure. */
 export const SESSION_QUEUE_PATCH = 'session-queue';
-
-/** Opening may be retried anywhere: a worker that fails it leaves it to another. */
-const OPENING_OPTIONS = {
-  startToCloseTimeout: '60s',
-  retry: { maximumAttempts: 6, initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s' },
-} as const;
-
-/**
- * A session's steps run only on the worker that holds it: not retried (a retry would wait on
- * the same worker), and noticed fast when that worker is gone, by schedule-to-start (nobody
- * polls its queue) or heartbeat (it died mid-step). Either way a new session takes over.
- */
-const STEP_OPTIONS = {
-  scheduleToStartTimeout: '15s',
-  startToCloseTimeout: '90s',
-  heartbeatTimeout: HEARTBEAT_TIMEOUT,
-  retry: { maximumAttempts: 1 },
-} as const;
 
 /** How a task ended: the `complete` event's success and error. */
 interface Ending {
@@ -201,12 +177,9 @@ class AutomateRun {
     private readonly log: EventLog<AutomateEvents>,
     private readonly requests: InputRequests,
   ) {
-    this.model = proxyActivities<AutomateModelActivities>({
-      taskQueue: input.queues.model,
-      ...MODEL_OPTIONS,
-      ...(input.timeouts ? { startToCloseTimeout: input.timeouts.modelMs } : {}),
-    });
-    this.opening = proxyActivities<SessionOpening>({ taskQueue: input.queues.browser, ...OPENING_OPTIONS });
+    const options = automateOptions(input.timeouts);
+    this.model = proxyActivities<AutomateModelActivities>({ taskQueue: input.queues.model, ...options.model });
+    this.opening = proxyActivities<SessionOpening>({ taskQueue: input.queues.browser, ...options.opening });
     const { request } = input;
     this.firewall = {
       enabled: !request.unsafeMode,
@@ -540,7 +513,10 @@ class AutomateRun {
       hidden: this.hidden,
       guarded: this.guarded,
     });
-    const steps = proxyActivities<SessionSteps>({ taskQueue: opened.queue, ...STEP_OPTIONS });
+    const steps = proxyActivities<SessionSteps>({
+      taskQueue: opened.queue,
+      ...automateOptions(this.input.timeouts).step,
+    });
     this.session = { id, steps, url: opened.url, title: opened.title };
     this.emit('cdp:endpoint_connected', { endpointIndex: this.reconnects, total: MAX_RECONNECTS + 1 });
     if (opened.url && opened.url !== 'about:blank')

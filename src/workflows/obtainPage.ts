@@ -1,52 +1,11 @@
-import { ActivityFailure, ApplicationFailure, log, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, log, proxyActivities } from '@temporalio/workflow';
 import type { FetchActivities } from '../activities/fetchPage';
 import type { PageReading, ReadingOf } from '../reading/readPage';
 import type { RenderActivities } from '../activities/renderPage';
 import type { PageCacheUse } from '../cache/pageCache';
 import type { PageQueues, PageRequest } from '../operations/pageRequest';
-import type { ActivityTimeouts } from '../config/timeouts';
-import type { Effort, ObtainedPage } from '../types';
-import { HEARTBEAT_TIMEOUT } from './heartbeat';
-
-/**
- * The timeouts of runs started before workflows were given theirs in their input; replaying those
- * runs needs the same values.
- */
-export const TIMEOUTS_BEFORE_INPUT: ActivityTimeouts = {
-  fetchMs: 60_000,
-  quickFetchMs: 60_000,
-  renderMs: 90_000,
-  modelMs: 600_000,
-};
-
-/**
- * How hard a plain fetch tries, by effort (spec §2.2): `min` asks the server once. The download has
- * its own deadline (FETCH_TIMEOUT_MS, shorter for `min`), the read its budget
- * (CONVERT_TIMEOUT_MS); the activity's timeout covers both.
- */
-function fetchOptions(effort: Effort, timeouts: ActivityTimeouts): ActivityOptions {
-  const heartbeat = { heartbeatTimeout: HEARTBEAT_TIMEOUT };
-  // One HTTP attempt: the fetch activity makes `min`'s failures final, so a second attempt only
-  // replaces one whose worker was lost mid-fetch.
-  if (effort === 'min')
-    return { ...heartbeat, startToCloseTimeout: timeouts.quickFetchMs, retry: { maximumAttempts: 2 } };
-  if (effort === 'standard') {
-    return {
-      ...heartbeat,
-      startToCloseTimeout: timeouts.fetchMs,
-      retry: { maximumAttempts: 3, initialInterval: '500ms', backoffCoefficient: 2 },
-    };
-  }
-  return { ...heartbeat, startToCloseTimeout: timeouts.fetchMs, retry: { maximumAttempts: 2 } };
-}
-
-function renderOptions(timeouts: ActivityTimeouts): ActivityOptions {
-  return {
-    startToCloseTimeout: timeouts.renderMs,
-    heartbeatTimeout: HEARTBEAT_TIMEOUT,
-    retry: { maximumAttempts: 2, initialInterval: '1s' },
-  };
-}
+import { fetchOptions, renderOptions, type ActivityTimeouts } from '../config/timeouts';
+import type { ObtainedPage } from '../types';
 
 /** Answers that mean "not for plain clients": a browser may get through. */
 const BLOCKED_STATUSES = new Set([401, 403, 406, 429, 503]);
@@ -88,7 +47,7 @@ export async function obtainPageFacts<R extends PageReading>(
   reading: R,
   options: ObtainOptions = {},
 ): Promise<ObtainedPage<ReadingOf<R>>> {
-  const { activityTimeouts: timeouts = TIMEOUTS_BEFORE_INPUT, ...pageOptions } = options;
+  const { activityTimeouts: timeouts, ...pageOptions } = options;
   const target = { url: request.url, country: request.geo_target?.country, reading, ...pageOptions };
   const { renderPage } = proxyActivities<RenderActivities>({ taskQueue: queues.browser, ...renderOptions(timeouts) });
   // Only a render that comes first looks the page up; after a fetch, the fetch already has.

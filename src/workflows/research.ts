@@ -36,10 +36,9 @@ import { FAST_EXCERPTS, MODE_BUDGETS, type ModeBudget } from '../research/modes'
 import { domainOf, pageKey, urlsInQuery } from '../research/queryUrls';
 import { stopReasonAfter, type StopReason } from '../research/stopRule';
 import type { PageQueues } from '../operations/pageRequest';
-import { HEARTBEAT_TIMEOUT } from './heartbeat';
 import { obtainPageFacts } from './obtainPage';
 import { recordingOutcome } from './outcome';
-import type { ActivityTimeouts } from '../config/timeouts';
+import { researchOptions, type ActivityTimeouts } from '../config/timeouts';
 
 export interface ResearchRequest {
   query: string;
@@ -101,22 +100,6 @@ class ResearchFailure extends Error {
   }
 }
 
-const MODEL_OPTIONS = {
-  startToCloseTimeout: '10m',
-  heartbeatTimeout: HEARTBEAT_TIMEOUT,
-  retry: { maximumAttempts: 5, initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
-} as const;
-
-const ROBOTS_OPTIONS = {
-  startToCloseTimeout: '60s',
-  retry: { maximumAttempts: 3, initialInterval: '1s', backoffCoefficient: 2 },
-} as const;
-
-const SEARCH_OPTIONS = {
-  startToCloseTimeout: '90s',
-  retry: { maximumAttempts: 3, initialInterval: '1s', backoffCoefficient: 2 },
-} as const;
-
 /** Characters of a page's lead passage that stand for its summary in `fast`. */
 const SUMMARY_CHARS = 600;
 
@@ -173,13 +156,10 @@ class ResearchRun {
     private readonly log: EventLog<ResearchEvents>,
   ) {
     this.budget = MODE_BUDGETS[input.request.mode];
-    this.model = proxyActivities<ResearchModelActivities>({
-      taskQueue: input.queues.model,
-      ...MODEL_OPTIONS,
-      ...(input.timeouts ? { startToCloseTimeout: input.timeouts.modelMs } : {}),
-    });
-    this.search = proxyActivities<SearchActivities>({ taskQueue: input.queues.search, ...SEARCH_OPTIONS });
-    this.robots = proxyActivities<RobotsActivities>({ taskQueue: input.queues.fetch, ...ROBOTS_OPTIONS });
+    const options = researchOptions(input.timeouts);
+    this.model = proxyActivities<ResearchModelActivities>({ taskQueue: input.queues.model, ...options.model });
+    this.search = proxyActivities<SearchActivities>({ taskQueue: input.queues.search, ...options.search });
+    this.robots = proxyActivities<RobotsActivities>({ taskQueue: input.queues.fetch, ...options.robots });
   }
 
   private emit<E extends keyof ResearchEvents & string>(event: E, data: Omit<ResearchEvents[E], 'timestamp'>): void {

@@ -4,8 +4,8 @@ import { addUsage, noUsage } from '../model/usage';
 import { MODEL_FAILED } from '../errors';
 import { mergeAnswers } from '../structured/merge';
 import type { StructuredJsonInput } from '../operations/structuredJson';
-import { HEARTBEAT_TIMEOUT } from './heartbeat';
-import { obtainPage, TIMEOUTS_BEFORE_INPUT } from './obtainPage';
+import { structuredModelOptions } from '../config/timeouts';
+import { obtainPage } from './obtainPage';
 import { recordingOutcome } from './outcome';
 
 /** The operation's own failure, by spec: 500 `failed to generate JSON` or `failed to transform data`. */
@@ -17,18 +17,15 @@ const FAILURE_TYPE = { extract: 'generation_failed', generate: 'transform_failed
  * extracted chunk by chunk and merged. Never returns an object that fails the schema.
  */
 async function structuredJson(task: 'extract' | 'generate', input: StructuredJsonInput): Promise<unknown> {
-  const timeouts = input.timeouts ?? TIMEOUTS_BEFORE_INPUT;
   const { chunks, metadata } = await obtainPage(
     input.request,
     input.queues,
     { as: 'modelInput' },
-    { activityTimeouts: timeouts },
+    { activityTimeouts: input.timeouts },
   );
   const model = proxyActivities<ModelActivities>({
     taskQueue: input.queues.model,
-    startToCloseTimeout: timeouts.modelMs,
-    heartbeatTimeout: HEARTBEAT_TIMEOUT,
-    retry: { maximumAttempts: 6, initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m' },
+    ...structuredModelOptions(input.timeouts),
   });
   const usage = noUsage();
   const fail = (why: string): never => {

@@ -8,12 +8,14 @@ describe('timeouts', () => {
       FETCH_TIMEOUT_MS: '20000',
       CONVERT_TIMEOUT_MS: '10000',
       MODEL_TIMEOUT_MS: '200000',
+      SEARCH_TIMEOUT_MS: '120000',
     });
     expect(activityTimeouts(config)).toEqual({
       fetchMs: 45_000,
       quickFetchMs: 30_000,
       renderMs: 145_000,
       modelMs: 215_000,
+      searchMs: 135_000,
     });
   });
 
@@ -23,6 +25,7 @@ describe('timeouts', () => {
       /^RENDER_TIMEOUT_MS \(with CONVERT_TIMEOUT_MS\): one attempt may take 335 s, more than the 175 s/,
     ],
     [{ FETCH_TIMEOUT_MS: '200000' }, /^FETCH_TIMEOUT_MS/],
+    [{ FETCH_MIN_EFFORT_TIMEOUT_MS: '200000' }, /^FETCH_MIN_EFFORT_TIMEOUT_MS/],
     [{ MODEL_TIMEOUT_MS: '600000' }, /^MODEL_TIMEOUT_MS: one attempt may take 615 s, more than the 295 s/],
   ])('refuses at start a limit one attempt could not keep within its operation: %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
