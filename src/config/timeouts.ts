@@ -51,12 +51,17 @@ export interface ActivityTimeouts {
   searchMs: number;
 }
 
-export function activityTimeouts(config: Config): ActivityTimeouts {
+/**
+ * The activities' timeouts for a run. `pageLimitMs` is the request's own limit of each download
+ * or render (Research's `fetch_timeout`), which the page activities then enforce instead of the
+ * settings' limits, so it is what their attempts must contain.
+ */
+export function activityTimeouts(config: Config, pageLimitMs?: number): ActivityTimeouts {
   const reading = config.convert.timeoutMs + ATTEMPT_SLACK_MS;
   return {
-    fetchMs: config.fetch.timeoutMs + reading,
-    quickFetchMs: config.fetch.minEffortTimeoutMs + reading,
-    renderMs: config.browser.renderTimeoutMs + reading,
+    fetchMs: (pageLimitMs ?? config.fetch.timeoutMs) + reading,
+    quickFetchMs: (pageLimitMs ?? config.fetch.minEffortTimeoutMs) + reading,
+    renderMs: (pageLimitMs ?? config.browser.renderTimeoutMs) + reading,
     modelMs: config.model.timeoutMs + ATTEMPT_SLACK_MS,
     searchMs: config.research.search.timeoutMs + ATTEMPT_SLACK_MS,
   };

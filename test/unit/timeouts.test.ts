@@ -19,6 +19,13 @@ describe('timeouts', () => {
     });
   });
 
+  it("gives the page activities a request's own limit in place of the settings'", () => {
+    const config = loadConfig({ FETCH_TIMEOUT_MS: '10000', CONVERT_TIMEOUT_MS: '20000' });
+    expect(activityTimeouts(config, 60_000)).toEqual(
+      expect.objectContaining({ fetchMs: 95_000, quickFetchMs: 95_000, renderMs: 95_000 }),
+    );
+  });
+
   it.each([
     [
       { RENDER_TIMEOUT_MS: '300000' },

@@ -94,6 +94,12 @@ async function research(config: Config, body: Record<string, unknown>): Promise<
 const engine = { SEARXNG_URL: 'http://127.0.0.1:8888' };
 
 describe('activity limits', () => {
+  it("gives a page fetch time for the request's fetch_timeout and the reading after it", async () => {
+    const config = loadConfig(engine);
+    await research(config, { fetch_timeout: 60 });
+    expect(given.fetchPage).toBeGreaterThanOrEqual(60_000 + config.convert.timeoutMs);
+  });
+
   it('gives a search time for the longest SEARCH_TIMEOUT_MS the service accepts', async () => {
     const config = loadConfig({ ...engine, SEARCH_TIMEOUT_MS: '120000' });
     await research(config, {});

@@ -14,7 +14,7 @@ import { fieldMessages } from './requestFields';
 export const MAX_INSTRUCTIONS = 20_000;
 /** Spec §8. */
 export const MAX_QUERY = 10_000;
-/** `fetch_timeout` in seconds; the spec shows no bounds, and a page fetch's activity allows a minute. */
+/** `fetch_timeout` in seconds; the spec shows no bounds. The page activities get it plus their reading's time. */
 const MAX_FETCH_TIMEOUT_S = 60;
 const MODES: readonly ResearchMode[] = ['fast', 'balanced'];
 /** The compiler's account of a schema it refused can quote the schema; the caller has it already. */

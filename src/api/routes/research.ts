@@ -29,7 +29,7 @@ export function researchInput(config: Config, request: ResearchRequest, organiza
     cachePartition: cachePartition(config.cache.scope, organization),
     pageConcurrency: config.research.pageConcurrency,
     pageTokens: config.research.pageTokens,
-    timeouts: activityTimeouts(config),
+    timeouts: activityTimeouts(config, request.fetchTimeoutMs),
   };
 }
 
