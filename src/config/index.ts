@@ -15,59 +15,29 @@ import type {
   SearchSettings,
   TemporalSettings,
 } from './settings';
+import {
+  readBool,
+  readEnum,
+  readHostPort,
+  readHttpUrl,
+  readInt,
+  readList,
+  readOptional,
+  readOrigins,
+  readSecret,
+  readString,
+  type Env,
+} from './envReaders';
 import { checkTimeouts } from './timeouts';
 
 /**
- * The one place that reads the environment. Every setting is validated here so a
- * process fails at start with a message naming the variable, never later mid-request.
+ * The one place that loads the environment into settings. Every setting is validated here (each
+ * variable by a reader of ./envReaders.ts, then the rules between them) so a process fails at
+ * start with a message naming the variable, never later mid-request.
  */
 
 export * from './settings';
 export { ConfigError };
-
-type Env = Record<string, string | undefined>;
-
-function readString(env: Env, name: string, fallback: string): string {
-  const value = env[name]?.trim();
-  return value ? value : fallback;
-}
-
-function readOptional(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value ? value : undefined;
-}
-
-function readInt(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `expected a whole number, got "${raw}"`);
-  const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
-  return value;
-}
-
-function readBool(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name]?.trim().toLowerCase();
-  if (!raw) return fallback;
-  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-  throw new ConfigError(name, `expected true or false, got "${env[name]}"`);
-}
-
-function readEnum<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
-  const raw = env[name]?.trim().toLowerCase();
-  if (!raw) return fallback;
-  if (!values.includes(raw as T))
-    throw new ConfigError(name, `expected one of ${values.join(', ')}; got "${env[name]}"`);
-  return raw as T;
-}
-
-function readList(env: Env, name: string): string[] {
-  return (env[name] ?? '')
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean);
-}
 
 function readApiKeys(env: Env): Map<string, string> {
   const keys = new Map<string, string>();
@@ -80,14 +50,6 @@ function readApiKeys(env: Env): Map<string, string> {
     keys.set(key, org);
   }
   return keys;
-}
-
-function readHostPort(env: Env, name: string, fallback: string): string {
-  const value = readString(env, name, fallback);
-  if (!/^[^\s:/]+:\d+$/.test(value) && !/^\[[0-9a-fA-F:]+\]:\d+$/.test(value)) {
-    throw new ConfigError(name, `expected host:port, got "${value}"`);
-  }
-  return value;
 }
 
 function readTemporal(env: Env): TemporalSettings {
@@ -259,20 +221,6 @@ export function researchProblem(config: Pick<Config, 'model' | 'research'>): str
   return modelProblem(config.model);
 }
 
-function readHttpUrl(env: Env, name: string): string | undefined {
-  const value = readOptional(env, name);
-  if (value === undefined) return undefined;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new ConfigError(name, `not a URL: "${value}"`);
-  }
-  if (!['http:', 'https:'].includes(url.protocol))
-    throw new ConfigError(name, `expected an http or https URL, got "${value}"`);
-  return value;
-}
-
 /**
  * The search engine: SEARCH_ENGINE when set, else the one whose setting is present (SearXNG
  * first). An engine named without its setting stops the process, as any bad setting does.
@@ -392,34 +340,6 @@ export function requirePayloadKeys(codec: Pick<CodecSettings, 'keys'>): PayloadK
       `not set: every API, worker and tool process needs the same keys to encrypt and read Temporal payloads; ${PAYLOAD_KEYS_FORMAT}. npm start makes one and keeps it in the data directory`,
     );
   return codec.keys;
-}
-
-function readSecret(env: Env, name: string): string | undefined {
-  const value = readOptional(env, name);
-  // It goes into a URL path, so only characters that need no escaping there.
-  if (value !== undefined && !/^[\w.~-]{16,}$/.test(value)) {
-    throw new ConfigError(name, 'expected at least 16 characters of A-Z, a-z, 0-9, -, _, . or ~');
-  }
-  return value;
-}
-
-function readOrigins(env: Env, name: string, fallback: string[]): string[] {
-  const origins = readList(env, name);
-  for (const origin of origins) {
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(origin);
-    } catch {
-      parsed = undefined;
-    }
-    if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== origin) {
-      throw new ConfigError(
-        name,
-        `expected comma-separated origins such as https://ui.example.com:8233 (no path), got "${origin}"`,
-      );
-    }
-  }
-  return origins.length > 0 ? origins : fallback;
 }
 
 function readRedisUrl(env: Env): string | undefined {
