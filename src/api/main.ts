@@ -1,5 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { ConfigError, loadConfig, requirePayloadKeys, type Config } from '../config';
+import { runMain } from '../config/runMain';
 import { createLogger, type Logger } from '../telemetry/logger';
 import { pruneFileCache } from '../cache/fileCache';
 import { connectionOptions } from '../temporal/connection';
@@ -62,7 +63,4 @@ async function main(): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err);
-  process.exit(1);
-});
+runMain(main);

@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
-import { ConfigError, loadConfig, type Config } from '../config';
+import { loadConfig, type Config } from '../config';
+import { printFailure, runMain } from '../config/runMain';
 import { Supervisor } from './supervisor';
 
 /** How often a launcher checks that the process that started it is still there. */
@@ -48,12 +49,9 @@ export function runSupervised(what: string, start: (config: Config, supervisor: 
     } catch (err) {
       // Stopping during the start fails the start; that is no error to report.
       if (stopping) return;
-      console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err);
+      printFailure(err);
       await stopAll(1);
     }
   };
-  main().catch((err: unknown) => {
-    console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err);
-    process.exit(1);
-  });
+  runMain(main);
 }

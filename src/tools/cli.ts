@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
-import { ConfigError, loadConfig, requirePayloadKeys } from '../config';
+import { loadConfig, requirePayloadKeys } from '../config';
+import { printFailure } from '../config/runMain';
 import { serviceDataConverter } from '../temporal/payloadCodec';
 import { connectionOptions } from '../temporal/connection';
 
@@ -57,9 +58,8 @@ export async function runTool<A>(
   } catch (err) {
     process.exitCode = 1;
     if (err instanceof ToolError) console.error(err.message);
-    else if (err instanceof ConfigError) console.error(`configuration error: ${err.message}`);
     else if (err instanceof WorkflowNotFoundError) console.error(`no such run: ${err.message}`);
-    else console.error(err);
+    else printFailure(err);
   } finally {
     await connection?.close();
   }

@@ -1,6 +1,7 @@
 import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { ReadingPool } from '../reading/readingPool';
 import { ConfigError, loadConfig, modelProblem, requirePayloadKeys, type Config } from '../config';
+import { runMain } from '../config/runMain';
 import { createLogger, temporalLogger } from '../telemetry/logger';
 import { createWorkerMetrics, type WorkerMetrics } from '../telemetry/metrics/workerMetrics';
 import { freePort } from '../stack/devServer';
@@ -120,7 +121,4 @@ async function firstErrorWins(
   await cleanup();
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err);
-  process.exit(1);
-});
+runMain(main);
