@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { Dispatcher } from 'undici';
-import { requireProxyFor, type FetchSettings, type GeoSettings } from '../config';
+import type { FetchSettings, GeoSettings } from '../config';
+import { requireProxyFor } from '../operations/geo';
 import { ServiceError } from '../errors';
 import type { AddressPolicy } from '../net/addressPolicy';
 import { createProxyAgent, httpFetch } from '../net/httpFetch';

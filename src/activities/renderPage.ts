@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { Page, Route } from 'playwright-core';
-import { requireProxyFor, type BrowserSettings, type GeoSettings } from '../config';
+import type { BrowserSettings, GeoSettings } from '../config';
+import { requireProxyFor } from '../operations/geo';
 import { ServiceError } from '../errors';
 import type { AddressPolicy } from '../net/addressPolicy';
 import type { BrowserPool } from '../browser/browserPool';

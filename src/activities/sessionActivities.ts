@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { Context } from '@temporalio/activity';
-import { requireProxyFor, type GeoSettings } from '../config';
+import type { GeoSettings } from '../config';
+import { requireProxyFor } from '../operations/geo';
 import { ServiceError } from '../errors';
 import type { AddressPolicy } from '../net/addressPolicy';
 import { boundMarkdown } from '../extraction/bound';

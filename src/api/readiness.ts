@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { modelProblem, type Config } from '../config';
+import type { Config } from '../config';
+import { modelProblem } from '../operations/availability';
 import type { Logger } from '../telemetry/logger';
 
 /**

@@ -1,6 +1,5 @@
 import os from 'node:os';
 import path from 'node:path';
-import { ServiceError } from '../errors';
 import { MODEL_TASKS, taskModelVariable } from '../model/tasks';
 import { ConfigError } from './configError';
 import { CACHE_SCOPES, PAYLOAD_KEYS_VARIABLE, SEARCH_ENGINES } from './settings';
@@ -8,7 +7,6 @@ import type {
   CodecSettings,
   Config,
   GeoSettings,
-  ModelSettings,
   PayloadKey,
   PayloadKeys,
   ReceiveLimits,
@@ -207,20 +205,6 @@ function readGeo(env: Env): GeoSettings {
   return { proxies, template: template ? readProxyUrl('GEO_PROXY_TEMPLATE', template) : undefined };
 }
 
-/** Why the JSON operations cannot run, naming the settings to fix; undefined when they can. */
-export function modelProblem(model: ModelSettings): string | undefined {
-  if (!model.model)
-    return 'the model is not configured: set OPENAI_MODEL, and OPENAI_BASE_URL for a server other than OpenAI';
-  if (!model.baseUrl && !model.apiKey) return 'the model is not configured: set OPENAI_API_KEY or OPENAI_BASE_URL';
-  return undefined;
-}
-
-/** Why Research cannot run, naming the settings to fix; undefined when it can. */
-export function researchProblem(config: Pick<Config, 'model' | 'research'>): string | undefined {
-  if (!config.research.search.engine) return 'no search engine is configured: set SEARXNG_URL or BRAVE_SEARCH_API_KEY';
-  return modelProblem(config.model);
-}
-
 /**
  * The search engine: SEARCH_ENGINE when set, else the one whose setting is present (SearXNG
  * first). An engine named without its setting stops the process, as any bad setting does.
@@ -241,25 +225,6 @@ function readSearch(env: Env): SearchSettings {
     braveUrl: readHttpUrl(env, 'BRAVE_SEARCH_URL') ?? 'https://api.search.brave.com/res/v1/web/search',
     timeoutMs: readInt(env, 'SEARCH_TIMEOUT_MS', 10_000, 500, 120_000),
   };
-}
-
-/** The proxy for a country, or undefined when none is configured for it. */
-export function proxyForCountry(geo: GeoSettings, country: string): string | undefined {
-  const upper = country.toUpperCase();
-  return geo.proxies.get(upper) ?? geo.template?.replaceAll('{country}', upper.toLowerCase());
-}
-
-export const geoUnavailableMessage = (country: string) =>
-  `geo_target.country ${country} is not available: no proxy is configured for it`;
-
-/**
- * The proxy a request for `country` must go through; a country without one is refused (400), never
- * fetched directly.
- */
-export function requireProxyFor(geo: GeoSettings, country: string): string {
-  const proxy = proxyForCountry(geo, country);
-  if (!proxy) throw new ServiceError('geo_unavailable', undefined, geoUnavailableMessage(country));
-  return proxy;
 }
 
 function readReceiveLimits(env: Env): ReceiveLimits {

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { modelProblem, PAYLOAD_KEYS_VARIABLE, type Config } from '../config';
+import { PAYLOAD_KEYS_VARIABLE, type Config } from '../config';
+import { modelProblem } from '../operations/availability';
 import { spawnChild, waitUntil } from './children';
 import { startDevServer } from './devServer';
 import { refuseTakenPorts, type WantedPort } from './ports';

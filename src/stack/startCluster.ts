@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { ConfigError, formatPayloadKeys, modelProblem, type Config } from '../config';
+import { ConfigError, formatPayloadKeys, type Config } from '../config';
+import { modelProblem } from '../operations/availability';
 import { startCluster } from './cluster';
 import { API_REPLICAS } from './clusterTopology';
 import { keptPayloadKeys, keptSecret } from './keptSecret';

@@ -1,6 +1,7 @@
 import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { ReadingPool } from '../reading/readingPool';
-import { ConfigError, loadConfig, modelProblem, requirePayloadKeys, type Config } from '../config';
+import { ConfigError, loadConfig, requirePayloadKeys, type Config } from '../config';
+import { modelProblem } from '../operations/availability';
 import { runMain } from '../config/runMain';
 import { createLogger, temporalLogger } from '../telemetry/logger';
 import { createWorkerMetrics, type WorkerMetrics } from '../telemetry/metrics/workerMetrics';

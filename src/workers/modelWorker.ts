@@ -1,5 +1,6 @@
 import type { NativeConnection } from '@temporalio/worker';
-import { ConfigError, modelProblem, type Config } from '../config';
+import { ConfigError, type Config } from '../config';
+import { modelProblem } from '../operations/availability';
 import { createModelActivities } from '../activities/askModel';
 import { ModelClient } from '../model/modelClient';
 import { createResearchActivities } from '../activities/researchModel';

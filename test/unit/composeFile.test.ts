@@ -3,7 +3,8 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { loadConfig, modelProblem } from '../../src/config';
+import { loadConfig } from '../../src/config';
+import { modelProblem } from '../../src/operations/availability';
 import {
   envExample,
   imageTag,

@@ -1,4 +1,4 @@
-import { geoUnavailableMessage } from '../../config';
+import { geoUnavailableMessage } from '../../operations/geo';
 import type { BodyField, RequestBody } from '../requestBody/requestBody';
 import {
   automateBody,

@@ -1,4 +1,4 @@
-import { requireProxyFor } from '../../config';
+import { requireProxyFor } from '../../operations/geo';
 import type { GeoTarget } from '../../types';
 import type { ApiDeps } from '../deps';
 

@@ -1,6 +1,7 @@
 import { isGrpcServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Middleware } from 'koa';
-import { modelProblem, requireProxyFor } from '../../config';
+import { modelProblem } from '../../operations/availability';
+import { requireProxyFor } from '../../operations/geo';
 import { ServiceError } from '../../errors';
 import { workflowIdOf } from '../../events/streams';
 import type { AutomateRequest } from '../../operations/automate';

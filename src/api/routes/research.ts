@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { cachePartition } from '../../cache/resultCache';
-import { researchProblem } from '../../config';
+import { researchProblem } from '../../operations/availability';
 import { ServiceError } from '../../errors';
 import type { Config } from '../../config';
 import { research, type ResearchInput, type ResearchRequest } from '../../workflows';

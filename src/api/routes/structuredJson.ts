@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { modelProblem } from '../../config';
+import { modelProblem } from '../../operations/availability';
 import { ServiceError } from '../../errors';
 import type { StructuredJsonRequest } from '../../operations/structuredJson';
 import { extractJson, generateJson } from '../../workflows';
