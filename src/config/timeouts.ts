@@ -49,7 +49,15 @@ export interface ActivityTimeouts {
   modelMs: number;
   /** One web search of Research. */
   searchMs: number;
+  /** One step of an Automate session: an action, or a reading of the page's text. */
+  stepMs: number;
 }
+
+/**
+ * An Automate step's action, at most: a navigation (15 s) and settling, or an action (5 s each
+ * part), and the page observed after it with its screenshot.
+ */
+const STEP_ACTION_MS = 90_000;
 
 /**
  * The activities' timeouts for a run. `pageLimitMs` is the request's own limit of each download
@@ -64,6 +72,7 @@ export function activityTimeouts(config: Config, pageLimitMs?: number): Activity
     renderMs: (pageLimitMs ?? config.browser.renderTimeoutMs) + reading,
     modelMs: config.model.timeoutMs + ATTEMPT_SLACK_MS,
     searchMs: config.research.search.timeoutMs + ATTEMPT_SLACK_MS,
+    stepMs: Math.max(STEP_ACTION_MS, reading),
   };
 }
 
@@ -100,7 +109,7 @@ const HEARTBEAT_TIMEOUT: Duration = '10s';
 
 /**
  * The timeouts of runs started before workflows were given theirs in their input, or before a
- * timeout joined them (the search's); replaying and finishing those runs needs the same values.
+ * timeout joined them (the search's, the step's); replaying and finishing those runs needs the same values.
  */
 const TIMEOUTS_BEFORE_INPUT: ActivityTimeouts = {
   fetchMs: 60_000,
@@ -108,6 +117,7 @@ const TIMEOUTS_BEFORE_INPUT: ActivityTimeouts = {
   renderMs: 90_000,
   modelMs: 600_000,
   searchMs: 90_000,
+  stepMs: STEP_ACTION_MS,
 };
 
 /** The timeouts a run was given, and the earlier values for those it was not. */
@@ -205,7 +215,7 @@ export function automateOptions(given: Partial<ActivityTimeouts> | undefined): {
      */
     step: {
       scheduleToStartTimeout: '15s',
-      startToCloseTimeout: '90s',
+      startToCloseTimeout: timeoutsOf(given).stepMs,
       heartbeatTimeout: HEARTBEAT_TIMEOUT,
       retry: { maximumAttempts: 1 },
     },

@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from '../../src/config';
-import { activityTimeouts } from '../../src/config/timeouts';
+import { msToNumber } from '@temporalio/common';
+import { activityTimeouts, automateOptions } from '../../src/config/timeouts';
 
 describe('timeouts', () => {
   it('gives each activity the limits it must contain, plus room to finish', () => {
@@ -16,6 +17,7 @@ describe('timeouts', () => {
       renderMs: 145_000,
       modelMs: 215_000,
       searchMs: 135_000,
+      stepMs: 90_000,
     });
   });
 
@@ -24,6 +26,12 @@ describe('timeouts', () => {
     expect(activityTimeouts(config, 60_000)).toEqual(
       expect.objectContaining({ fetchMs: 95_000, quickFetchMs: 95_000, renderMs: 95_000 }),
     );
+  });
+
+  it("gives an automate step time for the page text's reading, within CONVERT_TIMEOUT_MS", () => {
+    const config = loadConfig({ CONVERT_TIMEOUT_MS: '120000' });
+    const { step } = automateOptions(activityTimeouts(config));
+    expect(msToNumber(step.startToCloseTimeout!)).toBeGreaterThan(120_000);
   });
 
   it.each([
