@@ -1,5 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
-import { ConfigError, loadConfig, requirePayloadKeys, type Config } from '../config';
+import { ConfigError, loadConfig, type Config } from '../config';
+import { requirePayloadKeys } from '../temporal/payloadKeys';
 import { runMain } from '../config/runMain';
 import { createLogger, type Logger } from '../telemetry/logger';
 import { pruneFileCache } from '../cache/fileCache';

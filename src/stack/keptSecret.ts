@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parsePayloadKeys } from '../config';
+import { parsePayloadKeys } from '../temporal/payloadKeys';
 
 const PAYLOAD_KEYS_FILE = 'payload-keys';
 

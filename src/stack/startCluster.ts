@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { ConfigError, formatPayloadKeys, type Config } from '../config';
+import { ConfigError, type Config } from '../config';
+import { formatPayloadKeys } from '../temporal/payloadKeys';
 import { modelProblem } from '../operations/availability';
 import { startCluster } from './cluster';
 import { API_REPLICAS } from './clusterTopology';

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
-import { loadConfig, requirePayloadKeys } from '../config';
+import { loadConfig } from '../config';
+import { requirePayloadKeys } from '../temporal/payloadKeys';
 import { printFailure } from '../config/runMain';
 import { serviceDataConverter } from '../temporal/payloadCodec';
 import { connectionOptions } from '../temporal/connection';

@@ -1,6 +1,7 @@
 import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { ReadingPool } from '../reading/readingPool';
-import { ConfigError, loadConfig, requirePayloadKeys, type Config } from '../config';
+import { ConfigError, loadConfig, type Config } from '../config';
+import { requirePayloadKeys } from '../temporal/payloadKeys';
 import { modelProblem } from '../operations/availability';
 import { runMain } from '../config/runMain';
 import { createLogger, temporalLogger } from '../telemetry/logger';

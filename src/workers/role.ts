@@ -1,5 +1,6 @@
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
-import { requirePayloadKeys, type Config } from '../config';
+import type { Config } from '../config';
+import { requirePayloadKeys } from '../temporal/payloadKeys';
 import { activityMetrics } from '../telemetry/metrics/activityMetrics';
 import type { WorkerMetrics } from '../telemetry/metrics/workerMetrics';
 import { serviceDataConverter } from '../temporal/payloadCodec';

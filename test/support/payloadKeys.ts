@@ -1,4 +1,5 @@
-import { loadConfig, PAYLOAD_KEYS_VARIABLE, requirePayloadKeys } from '../../src/config';
+import { loadConfig, PAYLOAD_KEYS_VARIABLE } from '../../src/config';
+import { requirePayloadKeys } from '../../src/temporal/payloadKeys';
 import { serviceDataConverter } from '../../src/temporal/payloadCodec';
 
 /**

@@ -2,7 +2,8 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { ConfigError, loadConfig, requirePayloadKeys } from '../../src/config';
+import { ConfigError, loadConfig } from '../../src/config';
+import { requirePayloadKeys } from '../../src/temporal/payloadKeys';
 import {
   DecodedSizeError,
   ENCRYPTED_ENCODING,

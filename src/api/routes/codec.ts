@@ -3,7 +3,8 @@ import Router from '@koa/router';
 import getRawBody from 'raw-body';
 import type { Middleware } from 'koa';
 import type { Payload } from '@temporalio/common';
-import { requirePayloadKeys, type CodecSettings, type PayloadKeys } from '../../config';
+import type { CodecSettings, PayloadKeys } from '../../config';
+import { requirePayloadKeys } from '../../temporal/payloadKeys';
 import { invalidField, ServiceError } from '../../errors';
 import {
   decodePayload,
