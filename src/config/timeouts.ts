@@ -103,13 +103,13 @@ export function checkTimeouts(config: Config): void {
 /**
  * A worker that stops heartbeating (its process died or hangs) loses the attempt after this long,
  * and the attempt is retried on whichever worker polls next, instead of after start-to-close.
- * Every activity that can run for long heartbeats: fetches, renders and model calls.
+ * Every activity that can run for long heartbeats: fetches, renders, model calls, session steps.
  */
 const HEARTBEAT_TIMEOUT: Duration = '10s';
 
 /**
  * The timeouts of runs started before workflows were given theirs in their input, or before a
- * timeout joined them (the search's, the step's); replaying and finishing those runs needs the same values.
+ * timeout joined them (the search's, the step's); those runs replay and finish with these.
  */
 const TIMEOUTS_BEFORE_INPUT: ActivityTimeouts = {
   fetchMs: 60_000,
