@@ -4,8 +4,11 @@
  * checks that every payload here is assignable to them, and that the names are the same set.
  */
 
-/** Spec §2.13. */
-export type ResearchActivity =
+/**
+ * The step a run is in. Spec §2.13 calls it an activity, and so does the `error` event's field
+ * on the wire; the code says phase, since an activity is something else in Temporal.
+ */
+export type ResearchPhase =
   | 'prefetching'
   | 'planning'
   | 'iteration'
@@ -158,7 +161,7 @@ export interface ResearchEvents {
   complete: Stamped & { report: string; metadata: ResearchMetadata };
   error: Stamped & {
     error: { name: string; message: string; stack?: string };
-    activity?: ResearchActivity;
+    activity?: ResearchPhase;
     iteration?: number;
   };
 }

@@ -19,7 +19,7 @@ import type {
   GapEvaluation,
   Judgment,
   PageSample,
-  ResearchActivity,
+  ResearchPhase,
   ResearchEvents,
   ResearchMetadata,
   ResearchMetrics,
@@ -142,7 +142,7 @@ class ResearchRun {
   private readonly model;
   private readonly search;
   private readonly robots;
-  private activity?: ResearchActivity;
+  private phase?: ResearchPhase;
   private iteration?: number;
 
   private plan!: Plan;
@@ -195,14 +195,14 @@ class ResearchRun {
       const message = ERRORS[code].message;
       workflowLog.warn('research failed', {
         code,
-        step: this.activity,
+        step: this.phase,
         iteration: this.iteration,
         error: failureText(err),
       });
       this.emit('error', {
         message,
         error: { name: code, message },
-        ...(this.activity ? { activity: this.activity } : {}),
+        ...(this.phase ? { activity: this.phase } : {}),
         ...(this.iteration !== undefined ? { iteration: this.iteration } : {}),
       });
       upsertMemo({ usage: this.usage });
@@ -214,14 +214,14 @@ class ResearchRun {
     const { query, mode } = this.input.request;
     this.emit('start', { message: `Researching in ${mode} mode` });
     const fastShape = mode === 'fast' && patched(FAST_SHAPE_PATCH);
-    const prefetched = await this.phase('prefetching', () => this.prefetch());
-    this.plan = await this.phase('planning', () => this.planResearch(prefetched));
+    const prefetched = await this.runPhase('prefetching', () => this.prefetch());
+    this.plan = await this.runPhase('planning', () => this.planResearch(prefetched));
     this.questions = this.plan.questions.length > 0 ? this.plan.questions : [query];
     let queries = this.plan.queries.length > 0 ? this.plan.queries : [query];
     if (fastShape) return this.answerFast(prefetched, queries);
     for (let iteration = 1; iteration <= this.budget.maxIterations; iteration++) {
       this.iteration = iteration;
-      this.activity = 'iteration';
+      this.phase = 'iteration';
       const started = Date.now();
       this.emit('iteration:start', {
         message: `Round ${iteration} of at most ${this.budget.maxIterations}`,
@@ -229,14 +229,14 @@ class ResearchRun {
         maxIterations: this.budget.maxIterations,
         queries,
       });
-      const found = await this.phase('searching', () => this.searchFor(iteration, queries));
-      const read = await this.phase('analyzing', () =>
+      const found = await this.runPhase('searching', () => this.searchFor(iteration, queries));
+      const read = await this.runPhase('analyzing', () =>
         this.analyzeAll(iteration, iteration === 1 ? prefetched : [], found),
       );
-      if (this.budget.follow > 0) await this.phase('following', () => this.follow(iteration, read));
-      const { evaluation, stopReason } = await this.phase('evaluating', () => this.evaluate(iteration));
+      if (this.budget.follow > 0) await this.runPhase('following', () => this.follow(iteration, read));
+      const { evaluation, stopReason } = await this.runPhase('evaluating', () => this.evaluate(iteration));
       this.addPhase('iteration', started);
-      this.activity = 'iteration';
+      this.phase = 'iteration';
       if (stopReason) {
         this.emit('iteration:end', {
           message:
@@ -259,7 +259,7 @@ class ResearchRun {
     }
     this.iteration = undefined;
     if (this.analyzed.length === 0) throw new ResearchFailure('no_sources', 'no page could be fetched and analyzed');
-    const { outline, notes } = await this.phase('outlining', () => this.outline());
+    const { outline, notes } = await this.runPhase('outlining', () => this.outline());
     const report = await this.writeAndJudge(outline, notes);
     this.complete(report, notes, outline);
   }
@@ -272,7 +272,7 @@ class ResearchRun {
   private async answerFast(prefetched: PageTarget[], queries: string[]): Promise<void> {
     const iteration = 1;
     this.iteration = iteration;
-    this.activity = 'iteration';
+    this.phase = 'iteration';
     const started = Date.now();
     this.emit('iteration:start', {
       message: 'One round of searching and reading',
@@ -280,13 +280,13 @@ class ResearchRun {
       maxIterations: 1,
       queries,
     });
-    const sources = await this.phase('searching', async () => {
+    const sources = await this.runPhase('searching', async () => {
       const found = await this.searchFor(iteration, queries);
       const allowed = await this.allowedByRobots(found);
       return this.readExcerpts(iteration, [...prefetched, ...allowed.slice(0, this.budget.pagesPerIteration)]);
     });
     this.addPhase('iteration', started);
-    this.activity = 'iteration';
+    this.phase = 'iteration';
     this.emit('iteration:end', {
       message: `Read ${sources.length} page(s)`,
       iteration,
@@ -295,7 +295,7 @@ class ResearchRun {
     });
     this.iteration = undefined;
     if (sources.length === 0) throw new ResearchFailure('no_sources', 'no page could be fetched and read');
-    this.activity = 'writing';
+    this.phase = 'writing';
     const writing = Date.now();
     this.emit('writing:start', { message: 'Writing the answer', attempt: 1, maxAttempts: 1, isRevision: false });
     const { report } = await this.required(() =>
@@ -358,11 +358,11 @@ class ResearchRun {
   }
 
   /** Runs one phase between its start and end events (which `work` emits), timing it. */
-  private async phase<T>(activity: ResearchActivity, work: () => Promise<T>): Promise<T> {
-    this.activity = activity;
+  private async runPhase<T>(phase: ResearchPhase, work: () => Promise<T>): Promise<T> {
+    this.phase = phase;
     const started = Date.now();
     const result = await work();
-    this.addPhase(activity, started);
+    this.addPhase(phase, started);
     return result;
   }
 
@@ -745,7 +745,7 @@ class ResearchRun {
     let revision: { report: string; feedback: string } | undefined;
     let previousScore: number | undefined;
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-      this.activity = 'writing';
+      this.phase = 'writing';
       let started = Date.now();
       this.emit('writing:start', {
         message: revision ? 'Revising the report' : 'Writing the report',
@@ -770,7 +770,7 @@ class ResearchRun {
       report = draft.report;
       this.emit('writing:end', { message: `Draft ${attempt} written`, attempt });
       this.addPhase('writing', started);
-      this.activity = 'judging';
+      this.phase = 'judging';
       started = Date.now();
       this.emit('judging:start', { message: 'Reviewing the report', attempt, maxAttempts });
       const verdict = await this.required(() =>
@@ -804,7 +804,7 @@ class ResearchRun {
   }
 
   private complete(draft: string, sources: CitableSource[], outline?: Outline): void {
-    this.activity = undefined;
+    this.phase = undefined;
     const pages = new Map(this.analyzed.map((page) => [page.id, page]));
     const final = finalizeReport(draft, sources);
     const citedPages: CitedPage[] = final.cited.map(({ source, number, claims }) => {
