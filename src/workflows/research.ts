@@ -19,6 +19,7 @@ import type {
   GapEvaluation,
   Judgment,
   PageSample,
+  ResearchPayloads,
   ResearchPhase,
   ResearchEvents,
   ResearchMetadata,
@@ -182,8 +183,13 @@ class ResearchRun {
     this.robots = proxyActivities<RobotsActivities>({ taskQueue: input.queues.fetch, ...ROBOTS_OPTIONS });
   }
 
-  private emit<E extends keyof ResearchEvents & string>(event: E, data: Omit<ResearchEvents[E], 'timestamp'>): void {
-    this.log.emit(event, { ...data, timestamp: Date.now() } as ResearchEvents[E]);
+  /**
+   * Records an event with its time. Callers are held to the event's own payload. The log is
+   * handed it as any event's: for a generic E, TypeScript checks a value against
+   * ResearchEvents[E] as if it had to be every event's at once.
+   */
+  private emit<E extends keyof ResearchPayloads>(event: E, data: ResearchPayloads[E]): void {
+    this.log.emit<keyof ResearchEvents>(event, { ...data, timestamp: Date.now() });
   }
 
   async run(): Promise<void> {
