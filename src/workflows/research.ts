@@ -12,8 +12,8 @@ import type { ResearchModelActivities, ResearchReply } from '../activities/resea
 import type { ResearchReading } from '../reading/researchReading';
 import type { SearchActivities, SearchWebResult } from '../activities/searchWeb';
 import { ERRORS, type ErrorCode } from '../errors';
+import type { ResearchInput } from '../operations/research';
 import { EventLog } from '../events/eventLog';
-import type { StreamState } from '../events/messages';
 import type {
   CitedPage,
   GapEvaluation,
@@ -24,7 +24,6 @@ import type {
   ResearchEvents,
   ResearchMetadata,
   ResearchMetrics,
-  ResearchMode,
   UrlSource,
 } from '../events/research';
 import { researchStream } from '../events/streams';
@@ -36,33 +35,9 @@ import { rankedExcerpts } from '../research/excerpts';
 import { FAST_EXCERPTS, MODE_BUDGETS, type ModeBudget } from '../research/modes';
 import { domainOf, pageKey, urlsInQuery } from '../research/queryUrls';
 import { stopReasonAfter, type StopReason } from '../research/stopRule';
-import type { PageQueues } from '../operations/pageRequest';
 import { HEARTBEAT_TIMEOUT } from './heartbeat';
 import { obtainPageFacts } from './obtainPage';
 import { recordingOutcome } from './outcome';
-import type { ActivityTimeouts } from '../config/timeouts';
-
-export interface ResearchRequest {
-  query: string;
-  mode: ResearchMode;
-  /** `fetch_timeout`: each page's download (or render) limit. */
-  fetchTimeoutMs?: number;
-  nocache: boolean;
-}
-
-export interface ResearchInput {
-  request: ResearchRequest;
-  queues: PageQueues & { model: string; search: string };
-  /** The result cache partition: the organization, or '' when the cache is global. */
-  cachePartition: string;
-  /** Pages read and analyzed at once (RESEARCH_PAGE_CONCURRENCY). */
-  pageConcurrency: number;
-  /** Page text one analysis reads (RESEARCH_PAGE_TOKENS). */
-  pageTokens: number;
-  /** The activities' timeouts (src/config/timeouts.ts); absent in runs started before they were given. */
-  timeouts?: ActivityTimeouts;
-  stream?: StreamState;
-}
 
 /** A page to read: where it came from and why. */
 interface PageTarget {
