@@ -369,7 +369,7 @@ class ResearchRun {
   }
 
   /** Has the model read one page for what it adds, and propose links to follow when the mode follows any. */
-  private analyzePage: PageAnalyst = (target, title, reading) =>
+  private readonly analyzePage: PageAnalyst = (target, title, reading) =>
     this.model.analyzePage({
       ...this.about(),
       page: {
