@@ -4,8 +4,11 @@
  * checks that every payload here is assignable to them, and that the names are the same set.
  */
 
-/** Spec §2.13. */
-export type ResearchActivity =
+/**
+ * The step a run is in. Spec §2.13 calls it an activity, and so does the `error` event's field
+ * on the wire; the code says phase, since an activity is something else in Temporal.
+ */
+export type ResearchPhase =
   | 'prefetching'
   | 'planning'
   | 'iteration'
@@ -26,10 +29,14 @@ export type UrlSource = 'user-input' | 'search-result' | 'extracted-link';
 export type QueryComplexity = 'simple' | 'moderate' | 'complex';
 
 /** Every research payload carries these (spec §6.2). */
-export interface Stamped {
-  message: string;
+export interface Stamped extends Unstamped {
   /** Milliseconds since the epoch, when the workflow recorded the event. */
   timestamp: number;
+}
+
+/** What every payload carries before it is recorded. */
+export interface Unstamped {
+  message: string;
 }
 
 /** A page as events show it: no page text, so events stay small. */
@@ -115,33 +122,34 @@ export interface ResearchMetadata {
   urlSources?: { userProvided: number; searchResults: number; extractedLinks: number };
 }
 
-export interface ResearchEvents {
-  start: Stamped;
-  'prefetching:start': Stamped & { urls: string[]; urlCount: number };
-  'prefetching:end': Stamped & { fetched: number; failed: number };
-  'planning:start': Stamped & { hasPrefetchedContext: boolean };
-  'planning:end': Stamped & {
+/** Each event's own fields: what the workflow gives, before the log stamps the time on. */
+export interface ResearchPayloads {
+  start: Unstamped;
+  'prefetching:start': Unstamped & { urls: string[]; urlCount: number };
+  'prefetching:end': Unstamped & { fetched: number; failed: number };
+  'planning:start': Unstamped & { hasPrefetchedContext: boolean };
+  'planning:end': Unstamped & {
     objective: string;
     plan: string;
     questions: string[];
     queries: string[];
     complexity: QueryComplexity;
   };
-  'iteration:start': Stamped & { iteration: number; maxIterations: number; queries: string[] };
-  'iteration:end': Stamped & {
+  'iteration:start': Unstamped & { iteration: number; maxIterations: number; queries: string[] };
+  'iteration:end': Unstamped & {
     iteration: number;
     isLast: boolean;
     /** Only on the last iteration. */
     stopReason?: 'max_iterations' | 'coverage_sufficient';
   };
-  'searching:start': Stamped & { iteration: number; queries: string[] };
-  'searching:end': Stamped & { iteration: number; urlsFound: number; urlsNew: number };
-  'analyzing:start': Stamped & { iteration: number; pageCount: number };
-  'analyzing:end': Stamped & { iteration: number; analyzed: number; failed: number; samples: PageSample[] };
-  'following:start': Stamped & { iteration: number; linkCount: number };
-  'following:end': Stamped & { iteration: number; followed: number; failed: number; samples: PageSample[] };
-  'evaluating:start': Stamped & { iteration: number; pagesAnalyzed: number; questionCount: number };
-  'evaluating:end': Stamped & {
+  'searching:start': Unstamped & { iteration: number; queries: string[] };
+  'searching:end': Unstamped & { iteration: number; urlsFound: number; urlsNew: number };
+  'analyzing:start': Unstamped & { iteration: number; pageCount: number };
+  'analyzing:end': Unstamped & { iteration: number; analyzed: number; failed: number; samples: PageSample[] };
+  'following:start': Unstamped & { iteration: number; linkCount: number };
+  'following:end': Unstamped & { iteration: number; followed: number; failed: number; samples: PageSample[] };
+  'evaluating:start': Unstamped & { iteration: number; pagesAnalyzed: number; questionCount: number };
+  'evaluating:end': Unstamped & {
     iteration: number;
     coverage: Coverage;
     gaps: string;
@@ -149,16 +157,22 @@ export interface ResearchEvents {
     questionAssessments: QuestionAssessment[];
     nextQueries: string[];
   };
-  'outlining:start': Stamped & { pagesAnalyzed: number; qualityPageCount: number };
-  'outlining:end': Stamped & { sourcesSelected: number };
-  'writing:start': Stamped & { attempt: number; maxAttempts: number; isRevision: boolean; previousScore?: number };
-  'writing:end': Stamped & { attempt: number };
-  'judging:start': Stamped & { attempt: number; maxAttempts: number };
-  'judging:end': Stamped & { attempt: number; approved: boolean; score: number; feedback?: string };
-  complete: Stamped & { report: string; metadata: ResearchMetadata };
-  error: Stamped & {
+  'outlining:start': Unstamped & { pagesAnalyzed: number; qualityPageCount: number };
+  'outlining:end': Unstamped & { sourcesSelected: number };
+  'writing:start': Unstamped & { attempt: number; maxAttempts: number; isRevision: boolean; previousScore?: number };
+  'writing:end': Unstamped & { attempt: number };
+  'judging:start': Unstamped & { attempt: number; maxAttempts: number };
+  'judging:end': Unstamped & { attempt: number; approved: boolean; score: number; feedback?: string };
+  complete: Unstamped & { report: string; metadata: ResearchMetadata };
+  error: Unstamped & {
     error: { name: string; message: string; stack?: string };
-    activity?: ResearchActivity;
+    activity?: ResearchPhase;
     iteration?: number;
   };
 }
+
+/**
+ * The stream's events. Mapped from the payloads, so `ResearchEvents[E]` is `Stamped &
+ * ResearchPayloads[E]` even for a generic `E`: stamping a payload needs no cast.
+ */
+export type ResearchEvents = { [E in keyof ResearchPayloads]: Stamped & ResearchPayloads[E] };

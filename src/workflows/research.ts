@@ -9,79 +9,28 @@ import {
 import type { RobotsActivities } from '../activities/checkRobots';
 import type { PageCacheUse } from '../cache/pageCache';
 import type { ResearchModelActivities, ResearchReply } from '../activities/researchModel';
-import type { ResearchReading } from '../reading/researchReading';
-import type { SearchActivities, SearchWebResult } from '../activities/searchWeb';
+import type { SearchActivities } from '../activities/searchWeb';
 import { ERRORS, type ErrorCode } from '../errors';
+import type { ResearchInput } from '../operations/research';
 import { EventLog } from '../events/eventLog';
-import type { StreamState } from '../events/messages';
-import type {
-  CitedPage,
-  GapEvaluation,
-  Judgment,
-  PageSample,
-  ResearchActivity,
-  ResearchEvents,
-  ResearchMetadata,
-  ResearchMetrics,
-  ResearchMode,
-  UrlSource,
-} from '../events/research';
+import type { GapEvaluation, Judgment, ResearchEvents, ResearchPayloads, ResearchPhase } from '../events/research';
 import { researchStream } from '../events/streams';
-import { addUsage, noUsage } from '../model/usage';
 import { failureText } from '../temporal/failureText';
-import type { Evaluation, Outline, PageAnalysis, Plan, SourceExcerpts, SourceNote } from '../prompts/research.v1';
-import { finalizeReport, type CitableSource } from '../research/citations';
-import { rankedExcerpts } from '../research/excerpts';
-import { FAST_EXCERPTS, MODE_BUDGETS, type ModeBudget } from '../research/modes';
-import { domainOf, pageKey, urlsInQuery } from '../research/queryUrls';
+import type { Evaluation, Outline, Plan, SourceNote } from '../prompts/research.v1';
+import type { CitableSource } from '../research/citations';
+import { MODE_BUDGETS, type ModeBudget } from '../research/modes';
+import { PageReader, type PageAnalyst, type ReadingSteps } from '../research/pageReader';
+import { notesOf, sampleOf, type AnalyzedPage, type PageTarget } from '../research/pages';
+import { urlsInQuery } from '../research/queryUrls';
+import { bestPages, linksToFollow, qualityPages, searchTargets } from '../research/ranking';
+import { assembleReport, gapEvaluation, judgmentOf } from '../research/report';
+import { ResearchFailure } from '../research/researchFailure';
+import { RunMetrics } from '../research/runMetrics';
+import { searchAll } from '../research/searching';
 import { stopReasonAfter, type StopReason } from '../research/stopRule';
-import type { PageQueues } from '../operations/pageRequest';
 import { obtainPageFacts } from './obtainPage';
 import { recordingOutcome } from './outcome';
-import { researchOptions, type ActivityTimeouts } from '../config/timeouts';
-
-export interface ResearchRequest {
-  query: string;
-  mode: ResearchMode;
-  /** `fetch_timeout`: each page's download (or render) limit. */
-  fetchTimeoutMs?: number;
-  nocache: boolean;
-}
-
-export interface ResearchInput {
-  request: ResearchRequest;
-  queues: PageQueues & { model: string; search: string };
-  /** The result cache partition: the organization, or '' when the cache is global. */
-  cachePartition: string;
-  /** Pages read and analyzed at once (RESEARCH_PAGE_CONCURRENCY). */
-  pageConcurrency: number;
-  /** Page text one analysis reads (RESEARCH_PAGE_TOKENS). */
-  pageTokens: number;
-  /** The activities' timeouts (src/config/timeouts.ts); absent in runs started before they were given. */
-  timeouts?: ActivityTimeouts;
-  stream?: StreamState;
-}
-
-/** A page to read: where it came from and why. */
-interface PageTarget {
-  url: string;
-  urlSource: UrlSource;
-  title?: string;
-  sourceQueries: string[];
-  depth: number;
-  parentUrl?: string;
-  /** Already read (pages the query named, read before planning). */
-  reading?: ResearchReading;
-}
-
-/** A page research fetched and analyzed: what the report may cite. */
-interface AnalyzedPage extends PageTarget {
-  /** The number notes give it. */
-  id: number;
-  title: string;
-  iteration: number;
-  analysis: PageAnalysis;
-}
+import { researchOptions } from '../config/timeouts';
 
 /**
  * `fast` runs the hosted service's shape: plan, one round of searching and reading, one writing
@@ -89,21 +38,6 @@ interface AnalyzedPage extends PageTarget {
  * `patched` sends their replays down it again.
  */
 export const FAST_SHAPE_PATCH = 'research-fast-shape';
-
-/** A research step failed for the whole run: the error event says which, then the run fails. */
-class ResearchFailure extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    detail: string,
-  ) {
-    super(detail);
-  }
-}
-
-/** Characters of a page's lead passage that stand for its summary in `fast`. */
-const SUMMARY_CHARS = 600;
-
-const RATING_ORDER = { high: 0, medium: 1, low: 2 } as const;
 
 /**
  * Research (spec 2.8, 6.2). `fast`: plan, one round of searching and reading, one answer written
@@ -125,36 +59,27 @@ class ResearchRun {
   private readonly model;
   private readonly search;
   private readonly robots;
-  private activity?: ResearchActivity;
+  private phase?: ResearchPhase;
   private iteration?: number;
 
   private plan!: Plan;
   private questions: string[] = [];
   private readonly executedQueries: string[][] = [];
-  private readonly analyzed: AnalyzedPage[] = [];
-  /** Every page seen (read, failed or queued), by pageKey, so none is read twice. */
-  private readonly seen = new Set<string>();
   private readonly evaluations: GapEvaluation[] = [];
   private readonly judgments: Judgment[] = [];
-  private readonly metrics = {
-    fetches: 0,
-    cachedFetches: 0,
-    robotsBlocked: 0,
-    fetchesOk: 0,
-    searches: {} as Record<string, number>,
-    searchesRun: 0,
-    searchesOk: 0,
-    analyzes: 0,
-    analyzesOk: 0,
-    phases: {} as Record<string, { duration: number }>,
-    tokens: {} as Record<string, { input: number; output: number }>,
-  };
-  private readonly usage = noUsage();
+  private readonly metrics = new RunMetrics();
+  private readonly pages: PageReader;
 
   constructor(
     private readonly input: ResearchInput,
     private readonly log: EventLog<ResearchEvents>,
   ) {
+    const steps: ReadingSteps = {
+      checkRobots: (request) => this.robots.checkRobots(request),
+      obtain: (url) => this.obtain(url),
+      log: workflowLog,
+    };
+    this.pages = new PageReader(steps, this.metrics, input.pageConcurrency);
     this.budget = MODE_BUDGETS[input.request.mode];
     const options = researchOptions(input.timeouts);
     this.model = proxyActivities<ResearchModelActivities>({ taskQueue: input.queues.model, ...options.model });
@@ -162,8 +87,13 @@ class ResearchRun {
     this.robots = proxyActivities<RobotsActivities>({ taskQueue: input.queues.fetch, ...options.robots });
   }
 
-  private emit<E extends keyof ResearchEvents & string>(event: E, data: Omit<ResearchEvents[E], 'timestamp'>): void {
-    this.log.emit(event, { ...data, timestamp: Date.now() } as ResearchEvents[E]);
+  /**
+   * Records an event with its time. Callers are held to the event's own payload. The log is
+   * handed it as any event's: for a generic E, TypeScript checks a value against
+   * ResearchEvents[E] as if it had to be every event's at once.
+   */
+  private emit<E extends keyof ResearchPayloads>(event: E, data: ResearchPayloads[E]): void {
+    this.log.emit<keyof ResearchEvents>(event, { ...data, timestamp: Date.now() });
   }
 
   async run(): Promise<void> {
@@ -175,17 +105,17 @@ class ResearchRun {
       const message = ERRORS[code].message;
       workflowLog.warn('research failed', {
         code,
-        step: this.activity,
+        step: this.phase,
         iteration: this.iteration,
         error: failureText(err),
       });
       this.emit('error', {
         message,
         error: { name: code, message },
-        ...(this.activity ? { activity: this.activity } : {}),
+        ...(this.phase ? { activity: this.phase } : {}),
         ...(this.iteration !== undefined ? { iteration: this.iteration } : {}),
       });
-      upsertMemo({ usage: this.usage });
+      upsertMemo({ usage: this.metrics.usage });
       throw ApplicationFailure.nonRetryable(`${message}: ${failureText(err)}`, code);
     }
   }
@@ -194,54 +124,63 @@ class ResearchRun {
     const { query, mode } = this.input.request;
     this.emit('start', { message: `Researching in ${mode} mode` });
     const fastShape = mode === 'fast' && patched(FAST_SHAPE_PATCH);
-    const prefetched = await this.phase('prefetching', () => this.prefetch());
-    this.plan = await this.phase('planning', () => this.planResearch(prefetched));
+    const prefetched = await this.runPhase('prefetching', () => this.prefetch());
+    this.plan = await this.runPhase('planning', () => this.planResearch(prefetched));
     this.questions = this.plan.questions.length > 0 ? this.plan.questions : [query];
     let queries = this.plan.queries.length > 0 ? this.plan.queries : [query];
     if (fastShape) return this.answerFast(prefetched, queries);
     for (let iteration = 1; iteration <= this.budget.maxIterations; iteration++) {
-      this.iteration = iteration;
-      this.activity = 'iteration';
-      const started = Date.now();
-      this.emit('iteration:start', {
-        message: `Round ${iteration} of at most ${this.budget.maxIterations}`,
-        iteration,
-        maxIterations: this.budget.maxIterations,
-        queries,
-      });
-      const found = await this.phase('searching', () => this.searchFor(iteration, queries));
-      const read = await this.phase('analyzing', () =>
-        this.analyzeAll(iteration, iteration === 1 ? prefetched : [], found),
-      );
-      if (this.budget.follow > 0) await this.phase('following', () => this.follow(iteration, read));
-      const { evaluation, stopReason } = await this.phase('evaluating', () => this.evaluate(iteration));
-      this.addPhase('iteration', started);
-      this.activity = 'iteration';
-      if (stopReason) {
-        this.emit('iteration:end', {
-          message:
-            stopReason === 'coverage_sufficient'
-              ? `Coverage is ${evaluation.coverage}: research stops`
-              : 'The last round is done',
-          iteration,
-          isLast: true,
-          stopReason,
-        });
-        break;
-      }
-      this.emit('iteration:end', {
-        message: `Round ${iteration} done; searching again for the gaps`,
-        iteration,
-        isLast: false,
-      });
-      queries = evaluation.nextQueries;
-      this.questions = [...this.questions, ...evaluation.newQuestions];
+      const next = await this.round(iteration, queries, iteration === 1 ? prefetched : []);
+      if (!next) break;
+      queries = next;
     }
     this.iteration = undefined;
-    if (this.analyzed.length === 0) throw new ResearchFailure('no_sources', 'no page could be fetched and analyzed');
-    const { outline, notes } = await this.phase('outlining', () => this.outline());
+    if (this.pages.analyzed.length === 0)
+      throw new ResearchFailure('no_sources', 'no page could be fetched and analyzed');
+    const { outline, notes } = await this.runPhase('outlining', () => this.outline());
     const report = await this.writeAndJudge(outline, notes);
     this.complete(report, notes, outline);
+  }
+
+  /**
+   * One round of `balanced`: search, read and analyze what was found, follow the best links,
+   * weigh coverage. Returns the next round's queries, or nothing when research stops here.
+   */
+  private async round(iteration: number, queries: string[], prefetched: PageTarget[]): Promise<string[] | undefined> {
+    this.iteration = iteration;
+    this.phase = 'iteration';
+    const started = Date.now();
+    this.emit('iteration:start', {
+      message: `Round ${iteration} of at most ${this.budget.maxIterations}`,
+      iteration,
+      maxIterations: this.budget.maxIterations,
+      queries,
+    });
+    const found = await this.runPhase('searching', () => this.searchFor(iteration, queries));
+    const read = await this.runPhase('analyzing', () => this.analyzeAll(iteration, prefetched, found));
+    if (this.budget.follow > 0) await this.runPhase('following', () => this.follow(iteration, read));
+    const { evaluation, stopReason } = await this.runPhase('evaluating', () => this.evaluate(iteration));
+    this.metrics.addPhase('iteration', Date.now() - started);
+    this.phase = 'iteration';
+    if (stopReason) {
+      this.emit('iteration:end', {
+        message:
+          stopReason === 'coverage_sufficient'
+            ? `Coverage is ${evaluation.coverage}: research stops`
+            : 'The last round is done',
+        iteration,
+        isLast: true,
+        stopReason,
+      });
+      return undefined;
+    }
+    this.emit('iteration:end', {
+      message: `Round ${iteration} done; searching again for the gaps`,
+      iteration,
+      isLast: false,
+    });
+    this.questions = [...this.questions, ...evaluation.newQuestions];
+    return evaluation.nextQueries;
   }
 
   /**
@@ -252,7 +191,7 @@ class ResearchRun {
   private async answerFast(prefetched: PageTarget[], queries: string[]): Promise<void> {
     const iteration = 1;
     this.iteration = iteration;
-    this.activity = 'iteration';
+    this.phase = 'iteration';
     const started = Date.now();
     this.emit('iteration:start', {
       message: 'One round of searching and reading',
@@ -260,13 +199,18 @@ class ResearchRun {
       maxIterations: 1,
       queries,
     });
-    const sources = await this.phase('searching', async () => {
+    const sources = await this.runPhase('searching', async () => {
       const found = await this.searchFor(iteration, queries);
-      const allowed = await this.allowedByRobots(found);
-      return this.readExcerpts(iteration, [...prefetched, ...allowed.slice(0, this.budget.pagesPerIteration)]);
+      const allowed = await this.pages.allowedByRobots(found);
+      const targets = [...prefetched, ...allowed.slice(0, this.budget.pagesPerIteration)];
+      return this.pages.excerpts(
+        iteration,
+        targets,
+        [this.input.request.query, ...this.questions, ...this.plan.queries].join('\n'),
+      );
     });
-    this.addPhase('iteration', started);
-    this.activity = 'iteration';
+    this.metrics.addPhase('iteration', Date.now() - started);
+    this.phase = 'iteration';
     this.emit('iteration:end', {
       message: `Read ${sources.length} page(s)`,
       iteration,
@@ -275,87 +219,40 @@ class ResearchRun {
     });
     this.iteration = undefined;
     if (sources.length === 0) throw new ResearchFailure('no_sources', 'no page could be fetched and read');
-    this.activity = 'writing';
+    this.phase = 'writing';
     const writing = Date.now();
     this.emit('writing:start', { message: 'Writing the answer', attempt: 1, maxAttempts: 1, isRevision: false });
-    const { report } = await this.required(() =>
-      this.model.writeAnswer({
-        query: this.input.request.query,
-        objective: this.plan.objective,
-        questions: this.questions,
-        now: Date.now(),
-        sources,
-      }),
-    );
+    const { report } = await this.required(() => this.model.writeAnswer({ ...this.about(), sources }));
     if (!report) throw new ResearchFailure('research_failed', 'the model wrote an empty answer');
     this.emit('writing:end', { message: 'Answer written', attempt: 1 });
-    this.addPhase('writing', writing);
+    this.metrics.addPhase('writing', Date.now() - writing);
     this.complete(
       report,
       sources.map(({ id, url, title }) => ({ id, url, title })),
     );
   }
 
-  /**
-   * Reads the pages, a few at a time, and keeps the passages of each that bear most on the
-   * research: what `fast` writes from instead of a model's analysis of every page.
-   */
-  private async readExcerpts(iteration: number, targets: PageTarget[]): Promise<SourceExcerpts[]> {
-    for (const target of targets) this.seen.add(pageKey(target.url));
-    const pages = await mapBounded(targets, this.input.pageConcurrency, async (target) => {
-      const reading = target.reading ?? (await this.fetch(target.url));
-      return reading && { target, reading, title: reading.metadata.title || target.title || target.url };
-    });
-    const read = pages.filter((page) => page !== undefined);
-    const excerpts = rankedExcerpts(
-      read.map((page, index) => ({ id: index, content: page.reading.content })),
-      [this.input.request.query, ...this.questions, ...this.plan.queries].join('\n'),
-      FAST_EXCERPTS,
-    );
-    const sources: SourceExcerpts[] = [];
-    read.forEach((page, index) => {
-      const passages = excerpts.get(index);
-      if (!passages) return;
-      const analyzed: AnalyzedPage = {
-        ...page.target,
-        reading: undefined,
-        id: this.analyzed.length + 1,
-        title: page.title,
-        iteration,
-        // Not assessed: no model reads a page in `fast`; the lead passage stands for its summary.
-        analysis: {
-          relevance: 'medium',
-          reliability: 'medium',
-          summary: passages[0]!.slice(0, SUMMARY_CHARS),
-          keyFacts: [],
-          promisingLinks: [],
-        },
-      };
-      this.analyzed.push(analyzed);
-      sources.push({ id: analyzed.id, url: analyzed.url, title: analyzed.title, excerpts: passages });
-    });
-    return sources;
-  }
-
   /** Runs one phase between its start and end events (which `work` emits), timing it. */
-  private async phase<T>(activity: ResearchActivity, work: () => Promise<T>): Promise<T> {
-    this.activity = activity;
+  private async runPhase<T>(phase: ResearchPhase, work: () => Promise<T>): Promise<T> {
+    this.phase = phase;
     const started = Date.now();
     const result = await work();
-    this.addPhase(activity, started);
+    this.metrics.addPhase(phase, Date.now() - started);
     return result;
   }
 
-  private addPhase(name: string, started: number): void {
-    const entry = (this.metrics.phases[name] ??= { duration: 0 });
-    entry.duration += Date.now() - started;
+  /** What the model steps that read, weigh and write are told of the research. */
+  private about() {
+    return {
+      query: this.input.request.query,
+      objective: this.plan.objective,
+      questions: this.questions,
+      now: Date.now(),
+    };
   }
 
   private count<T>(reply: ResearchReply<T>): T {
-    const tokens = (this.metrics.tokens[reply.model] ??= { input: 0, output: 0 });
-    tokens.input += reply.usage.prompt;
-    tokens.output += reply.usage.completion;
-    addUsage(this.usage, reply.usage);
+    this.metrics.countTokens(reply);
     return reply.value;
   }
 
@@ -377,16 +274,7 @@ class ResearchRun {
       urls,
       urlCount: urls.length,
     });
-    const allowed = new Set((await this.allowedByRobots(urls.map((url) => ({ url })))).map((target) => target.url));
-    const pages = await mapBounded(urls, this.input.pageConcurrency, async (url): Promise<PageTarget | undefined> => {
-      if (!allowed.has(url) || this.seen.has(pageKey(url))) return undefined;
-      this.seen.add(pageKey(url));
-      const reading = await this.fetch(url);
-      return (
-        reading && { url, urlSource: 'user-input', title: reading.metadata.title, sourceQueries: [], depth: 0, reading }
-      );
-    });
-    const fetched = pages.filter((page): page is PageTarget => page !== undefined);
+    const fetched = await this.pages.prefetch(urls);
     this.emit('prefetching:end', {
       message: `Read ${fetched.length} of ${urls.length} page(s)`,
       fetched: fetched.length,
@@ -428,46 +316,15 @@ class ResearchRun {
       queries,
     });
     this.executedQueries.push(queries);
-    const answers = await Promise.all(
-      queries.map(async (query): Promise<SearchWebResult | undefined> => {
-        this.metrics.searchesRun++;
-        try {
-          const answer = await this.search.searchWeb({ query, count: this.budget.resultsPerQuery });
-          this.metrics.searchesOk++;
-          this.metrics.searches[answer.engine] = (this.metrics.searches[answer.engine] ?? 0) + 1;
-          return answer;
-        } catch (err) {
-          if (isCancellation(err)) throw err;
-          workflowLog.warn('search failed', { iteration, error: failureText(err) });
-          return undefined;
-        }
-      }),
+    const answers = await searchAll(
+      queries,
+      (query) => this.search.searchWeb({ query, count: this.budget.resultsPerQuery }),
+      this.metrics,
+      (err) => workflowLog.warn('search failed', { iteration, error: failureText(err) }),
     );
     if (answers.every((answer) => answer === undefined))
       throw new ResearchFailure('search_failed', `every search of round ${iteration} failed`);
-    const byUrl = new Map<string, PageTarget>();
-    let urlsFound = 0;
-    // Interleaved, so each query's best results come before any query's second best.
-    const depth = Math.max(0, ...answers.map((answer) => answer?.hits.length ?? 0));
-    for (let rank = 0; rank < depth; rank++) {
-      answers.forEach((answer, index) => {
-        const hit = answer?.hits[rank];
-        if (!hit) return;
-        urlsFound++;
-        const key = pageKey(hit.url);
-        const known = byUrl.get(key);
-        if (known) known.sourceQueries.push(queries[index]!);
-        else if (!this.seen.has(key))
-          byUrl.set(key, {
-            url: hit.url,
-            urlSource: 'search-result',
-            title: hit.title,
-            sourceQueries: [queries[index]!],
-            depth: 0,
-          });
-      });
-    }
-    const found = [...byUrl.values()];
+    const { found, urlsFound } = searchTargets(queries, answers, this.pages.seen);
     this.emit('searching:end', {
       message: `Found ${found.length} new page(s)`,
       iteration,
@@ -477,91 +334,37 @@ class ResearchRun {
     return found;
   }
 
-  /**
-   * The targets robots.txt lets research fetch, in order; the others are counted and never asked
-   * for again. Pages already read are not checked again.
-   */
-  private async allowedByRobots<T extends { url: string; reading?: ResearchReading }>(targets: T[]): Promise<T[]> {
-    const asking = targets.filter((target) => !target.reading);
-    if (asking.length === 0) return targets;
-    const { blocked } = await this.robots.checkRobots({ urls: asking.map((target) => target.url) });
-    if (blocked.length === 0) return targets;
-    const refused = new Set(blocked);
-    for (const url of refused) this.seen.add(pageKey(url));
-    this.metrics.robotsBlocked += refused.size;
-    return targets.filter((target) => target.reading || !refused.has(target.url));
-  }
-
-  /** Fetches a page through the extraction pipeline; undefined when it cannot be read. */
-  private async fetch(url: string): Promise<ResearchReading | undefined> {
-    this.metrics.fetches++;
+  /** A page through the extraction pipeline, within the request's fetch limit, by way of the result cache. */
+  private obtain(url: string) {
     const cache: PageCacheUse = { partition: this.input.cachePartition, lookup: !this.input.request.nocache };
-    try {
-      const page = await obtainPageFacts(
-        { url, effort: 'standard' },
-        this.input.queues,
-        { as: 'research', tokens: this.input.pageTokens },
-        {
-          timeoutMs: this.input.request.fetchTimeoutMs,
-          cache,
-          activityTimeouts: this.input.timeouts,
-        },
-      );
-      if (page.cached) this.metrics.cachedFetches++;
-      this.metrics.fetchesOk++;
-      return page.reading.content.trim() ? page.reading : undefined;
-    } catch (err) {
-      if (isCancellation(err)) throw err;
-      workflowLog.info('page not read', { error: failureText(err) });
-      return undefined;
-    }
+    return obtainPageFacts(
+      { url, effort: 'standard' },
+      this.input.queues,
+      { as: 'research', tokens: this.input.pageTokens },
+      {
+        timeoutMs: this.input.request.fetchTimeoutMs,
+        cache,
+        activityTimeouts: this.input.timeouts,
+      },
+    );
   }
 
-  /** Reads and analyzes the pages, a few at a time; each page's fetch and analysis are activities of their own. */
-  private async readPages(iteration: number, targets: PageTarget[]): Promise<AnalyzedPage[]> {
-    for (const target of targets) this.seen.add(pageKey(target.url));
-    const pages = await mapBounded(targets, this.input.pageConcurrency, async (target) => {
-      const reading = target.reading ?? (await this.fetch(target.url));
-      if (!reading) return undefined;
-      const title = reading.metadata.title || target.title || target.url;
-      this.metrics.analyzes++;
-      let analysis: PageAnalysis;
-      try {
-        analysis = this.count(
-          await this.model.analyzePage({
-            query: this.input.request.query,
-            objective: this.plan.objective,
-            questions: this.questions,
-            now: Date.now(),
-            page: {
-              url: target.url,
-              title,
-              content: reading.content,
-              links: this.budget.linksPerPage > 0 ? reading.links : [],
-            },
-            maxLinks: this.budget.linksPerPage,
-          }),
-        );
-      } catch (err) {
-        if (isCancellation(err)) throw err;
-        workflowLog.warn('page analysis failed', { error: failureText(err) });
-        return undefined;
-      }
-      this.metrics.analyzesOk++;
-      const page: AnalyzedPage = { ...target, reading: undefined, id: 0, title, iteration, analysis };
-      return page;
+  /** Has the model read one page for what it adds, and propose links to follow when the mode follows any. */
+  private readonly analyzePage: PageAnalyst = (target, title, reading) =>
+    this.model.analyzePage({
+      ...this.about(),
+      page: {
+        url: target.url,
+        title,
+        content: reading.content,
+        links: this.budget.linksPerPage > 0 ? reading.links : [],
+      },
+      maxLinks: this.budget.linksPerPage,
     });
-    const read = pages.filter((page): page is AnalyzedPage => page !== undefined);
-    for (const page of read) {
-      page.id = this.analyzed.length + 1;
-      this.analyzed.push(page);
-    }
-    return read;
-  }
 
   private async analyzeAll(iteration: number, prefetched: PageTarget[], found: PageTarget[]): Promise<AnalyzedPage[]> {
     const blockedBefore = this.metrics.robotsBlocked;
-    const allowed = await this.allowedByRobots(found);
+    const allowed = await this.pages.allowedByRobots(found);
     const targets = [...prefetched, ...allowed.slice(0, this.budget.pagesPerIteration)];
     const blocked = this.metrics.robotsBlocked - blockedBefore;
     this.emit('analyzing:start', {
@@ -569,7 +372,7 @@ class ResearchRun {
       iteration,
       pageCount: targets.length,
     });
-    const read = await this.readPages(iteration, targets);
+    const read = await this.pages.analyze(iteration, targets, this.analyzePage);
     this.emit('analyzing:end', {
       message: `Analyzed ${read.length} of ${targets.length} page(s)`,
       iteration,
@@ -580,43 +383,18 @@ class ResearchRun {
     return read;
   }
 
-  /** The links the analyses proposed most, from the most relevant pages first, not read yet. */
+  /** Reads the links the analyses proposed most (see linksToFollow), within the mode's budget. */
   private async follow(iteration: number, read: AnalyzedPage[]): Promise<void> {
-    const votes = new Map<string, { target: PageTarget; votes: number; rank: number }>();
-    for (const page of [...read].sort(
-      (a, b) => RATING_ORDER[a.analysis.relevance] - RATING_ORDER[b.analysis.relevance],
-    )) {
-      if (page.analysis.relevance === 'low') continue;
-      for (const url of page.analysis.promisingLinks) {
-        const key = pageKey(url);
-        if (this.seen.has(key)) continue;
-        const known = votes.get(key);
-        if (known) known.votes++;
-        else {
-          votes.set(key, {
-            target: {
-              url,
-              urlSource: 'extracted-link',
-              sourceQueries: page.sourceQueries,
-              depth: page.depth + 1,
-              parentUrl: page.url,
-            },
-            votes: 1,
-            rank: votes.size,
-          });
-        }
-      }
-    }
-    const candidates = [...votes.values()]
-      .sort((a, b) => b.votes - a.votes || a.rank - b.rank)
-      .map((entry) => entry.target);
-    const targets = (await this.allowedByRobots(candidates)).slice(0, this.budget.follow);
+    const targets = (await this.pages.allowedByRobots(linksToFollow(read, this.pages.seen))).slice(
+      0,
+      this.budget.follow,
+    );
     this.emit('following:start', {
       message: `Following ${targets.length} link(s)`,
       iteration,
       linkCount: targets.length,
     });
-    const followed = await this.readPages(iteration, targets);
+    const followed = await this.pages.analyze(iteration, targets, this.analyzePage);
     this.emit('following:end', {
       message: `Followed ${followed.length} of ${targets.length} link(s)`,
       iteration,
@@ -626,59 +404,27 @@ class ResearchRun {
     });
   }
 
-  private notes(pages: AnalyzedPage[]): SourceNote[] {
-    return pages.map((page) => ({
-      id: page.id,
-      url: page.url,
-      title: page.title,
-      relevance: page.analysis.relevance,
-      reliability: page.analysis.reliability,
-      summary: page.analysis.summary,
-      keyFacts: page.analysis.keyFacts,
-    }));
-  }
-
-  /** The pages worth writing from, best first, within the mode's budget. */
-  private bestPages(): AnalyzedPage[] {
-    const score = (page: AnalyzedPage) =>
-      RATING_ORDER[page.analysis.relevance] * 3 + RATING_ORDER[page.analysis.reliability];
-    return [...this.analyzed]
-      .filter((page) => page.analysis.relevance !== 'low')
-      .sort((a, b) => score(a) - score(b) || a.id - b.id)
-      .slice(0, this.budget.maxSources);
-  }
-
   private async evaluate(iteration: number): Promise<{ evaluation: Evaluation; stopReason?: StopReason }> {
     this.emit('evaluating:start', {
       message: `Assessing coverage of ${this.questions.length} question(s)`,
       iteration,
-      pagesAnalyzed: this.analyzed.length,
+      pagesAnalyzed: this.pages.analyzed.length,
       questionCount: this.questions.length,
     });
     const evaluation = await this.required(() =>
       this.model.evaluateCoverage({
-        query: this.input.request.query,
-        objective: this.plan.objective,
-        questions: this.questions,
-        now: Date.now(),
+        ...this.about(),
         mode: this.input.request.mode,
         iteration,
         maxIterations: this.budget.maxIterations,
         executedQueries: this.executedQueries.flat(),
-        notes: this.notes(this.bestPages()),
+        notes: notesOf(bestPages(this.pages.analyzed, this.budget.maxSources)),
         maxQueries: this.budget.queries,
       }),
     );
     const stopReason = stopReasonAfter(iteration, this.budget.maxIterations, evaluation);
     const nextQueries = stopReason ? [] : evaluation.nextQueries;
-    this.evaluations.push({
-      researchCoverage: evaluation.coverage,
-      gapDescription: evaluation.gaps,
-      questionAssessments: evaluation.assessments,
-      shouldContinueResearch: evaluation.shouldContinue,
-      newResearchQuestions: evaluation.newQuestions,
-      searchQueries: nextQueries,
-    });
+    this.evaluations.push(gapEvaluation(evaluation, nextQueries));
     this.emit('evaluating:end', {
       message: `Coverage: ${evaluation.coverage}`,
       iteration,
@@ -692,26 +438,15 @@ class ResearchRun {
   }
 
   private async outline(): Promise<{ outline: Outline; notes: SourceNote[] }> {
-    const quality = this.analyzed.filter(
-      (page) => page.analysis.relevance !== 'low' && page.analysis.reliability !== 'low',
-    );
     this.emit('outlining:start', {
       message: 'Outlining the report',
-      pagesAnalyzed: this.analyzed.length,
-      qualityPageCount: quality.length,
+      pagesAnalyzed: this.pages.analyzed.length,
+      qualityPageCount: qualityPages(this.pages.analyzed).length,
     });
-    const best = this.bestPages();
+    const best = bestPages(this.pages.analyzed, this.budget.maxSources);
     // Nothing rated useful: the writer still gets what there is rather than nothing.
-    const candidates = this.notes(best.length > 0 ? best : this.analyzed.slice(0, this.budget.maxSources));
-    const outline = await this.required(() =>
-      this.model.outlineReport({
-        query: this.input.request.query,
-        objective: this.plan.objective,
-        questions: this.questions,
-        now: Date.now(),
-        notes: candidates,
-      }),
-    );
+    const candidates = notesOf(best.length > 0 ? best : this.pages.analyzed.slice(0, this.budget.maxSources));
+    const outline = await this.required(() => this.model.outlineReport({ ...this.about(), notes: candidates }));
     const chosen = new Set(outline.sourceIds);
     const notes = chosen.size > 0 ? candidates.filter((note) => chosen.has(note.id)) : candidates;
     this.emit('outlining:end', { message: `Selected ${notes.length} source(s)`, sourcesSelected: notes.length });
@@ -725,7 +460,7 @@ class ResearchRun {
     let revision: { report: string; feedback: string } | undefined;
     let previousScore: number | undefined;
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-      this.activity = 'writing';
+      this.phase = 'writing';
       let started = Date.now();
       this.emit('writing:start', {
         message: revision ? 'Revising the report' : 'Writing the report',
@@ -735,22 +470,13 @@ class ResearchRun {
         ...(previousScore !== undefined ? { previousScore } : {}),
       });
       const draft = await this.required(() =>
-        this.model.writeReport({
-          query: this.input.request.query,
-          objective: this.plan.objective,
-          questions: this.questions,
-          now: Date.now(),
-          mode: this.input.request.mode,
-          outline,
-          notes,
-          revision,
-        }),
+        this.model.writeReport({ ...this.about(), mode: this.input.request.mode, outline, notes, revision }),
       );
       if (!draft.report) throw new ResearchFailure('research_failed', 'the model wrote an empty report');
       report = draft.report;
       this.emit('writing:end', { message: `Draft ${attempt} written`, attempt });
-      this.addPhase('writing', started);
-      this.activity = 'judging';
+      this.metrics.addPhase('writing', Date.now() - started);
+      this.phase = 'judging';
       started = Date.now();
       this.emit('judging:start', { message: 'Reviewing the report', attempt, maxAttempts });
       const verdict = await this.required(() =>
@@ -762,12 +488,7 @@ class ResearchRun {
           notes,
         }),
       );
-      this.judgments.push({
-        approved: verdict.approved,
-        score: verdict.score,
-        observation: verdict.observation,
-        ...(verdict.feedback ? { feedback: verdict.feedback } : {}),
-      });
+      this.judgments.push(judgmentOf(verdict));
       this.emit('judging:end', {
         message: verdict.approved ? `Approved (score ${verdict.score})` : `Sent back (score ${verdict.score})`,
         attempt,
@@ -775,7 +496,7 @@ class ResearchRun {
         score: verdict.score,
         ...(verdict.feedback ? { feedback: verdict.feedback } : {}),
       });
-      this.addPhase('judging', started);
+      this.metrics.addPhase('judging', Date.now() - started);
       if (verdict.approved) break;
       revision = { report, feedback: verdict.feedback || verdict.observation };
       previousScore = verdict.score;
@@ -783,106 +504,31 @@ class ResearchRun {
     return report;
   }
 
+  /** Completes the run with the report, the pages it cites and the run's metadata. */
   private complete(draft: string, sources: CitableSource[], outline?: Outline): void {
-    this.activity = undefined;
-    const pages = new Map(this.analyzed.map((page) => [page.id, page]));
-    const final = finalizeReport(draft, sources);
-    const citedPages: CitedPage[] = final.cited.map(({ source, number, claims }) => {
-      const page = pages.get(source.id)!;
-      return {
-        id: String(number),
-        url: page.url,
-        title: page.title,
-        claims,
-        sourceQueries: page.sourceQueries,
-        urlSource: page.urlSource,
-        relevance: page.analysis.relevance,
-        reliability: page.analysis.reliability,
-        summary: page.analysis.summary,
-        depth: page.depth,
-        ...(page.parentUrl ? { parentUrl: page.parentUrl } : {}),
-      };
-    });
-    const renumbered = new Map(final.cited.map(({ source, number }) => [source.id, String(number)]));
-    const rate = (ok: number, all: number) => (all === 0 ? 1 : Math.round((ok / all) * 1000) / 1000);
-    const metrics: ResearchMetrics = {
-      iterations: this.executedQueries.length,
-      fetches: this.metrics.fetches,
-      cachedFetches: this.metrics.cachedFetches,
-      robotsBlocked: this.metrics.robotsBlocked,
-      searches: this.metrics.searches,
-      cachedSearches: {},
-      successRates: {
-        fetches: rate(this.metrics.fetchesOk, this.metrics.fetches),
-        searches: rate(this.metrics.searchesOk, this.metrics.searchesRun),
-        analyzes: rate(this.metrics.analyzesOk, this.metrics.analyzes),
+    this.phase = undefined;
+    const { query, mode } = this.input.request;
+    const { report, metadata } = assembleReport(
+      draft,
+      sources,
+      {
+        query,
+        mode,
+        plan: this.plan,
+        questions: this.questions,
+        executedQueries: this.executedQueries,
+        analyzed: this.pages.analyzed,
+        evaluations: this.evaluations,
+        judgments: this.judgments,
       },
-      phases: this.metrics.phases,
-      tokens: this.metrics.tokens,
-      totalDuration: Date.now() - this.startedAt,
-    };
-    const metadata: ResearchMetadata = {
-      prompt: this.input.request.query,
-      mode: this.input.request.mode,
-      queryComplexity: this.plan.complexity,
-      researchObjective: this.plan.objective,
-      researchPlan: this.plan.plan,
-      researchQuestions: this.questions,
-      executedQueries: this.executedQueries,
-      totalPagesAnalyzed: this.analyzed.length,
-      citedPages,
-      gapEvaluations: this.evaluations,
-      judgments: this.judgments,
-      metrics,
-      ...(outline
-        ? {
-            outline: {
-              directAnswer: outline.directAnswer,
-              keyTakeaways: outline.keyTakeaways,
-              outline: outline.outline,
-              relevantSourceIds: sources
-                .map((source) => renumbered.get(source.id))
-                .filter((id): id is string => id !== undefined),
-            },
-          }
-        : {}),
-      urlSources: {
-        userProvided: this.analyzed.filter((page) => page.urlSource === 'user-input').length,
-        searchResults: this.analyzed.filter((page) => page.urlSource === 'search-result').length,
-        extractedLinks: this.analyzed.filter((page) => page.urlSource === 'extracted-link').length,
-      },
-    };
-    upsertMemo({ usage: this.usage });
+      this.metrics.summary(this.executedQueries.length, Date.now() - this.startedAt),
+      outline,
+    );
+    upsertMemo({ usage: this.metrics.usage });
     this.emit('complete', {
-      message: `Research complete: ${citedPages.length} source(s) cited`,
-      report: final.report,
+      message: `Research complete: ${metadata.citedPages.length} source(s) cited`,
+      report,
       metadata,
     });
   }
-}
-
-function sampleOf(page: AnalyzedPage): PageSample {
-  return {
-    url: page.url,
-    title: page.title,
-    domain: domainOf(page.url),
-    urlSource: page.urlSource,
-    relevance: page.analysis.relevance,
-    reliability: page.analysis.reliability,
-    summary: page.analysis.summary,
-  };
-}
-
-/** `work` over the items, at most `limit` at once, results in the items' order. Deterministic in a workflow. */
-async function mapBounded<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return results;
 }
