@@ -14,6 +14,7 @@ import type { AutomateModelActivities, AutomateReply } from '../activities/autom
 import { actionOf, describedAction, fillOf, shownArguments } from '../automate/actions';
 import { modelData } from '../automate/credentials';
 import { completeEvent, endings, failsRun, TaskEnded, type Ending } from '../automate/endings';
+import { generationData, setupData } from '../automate/eventData';
 import { modelFailureMessage, sessionLost, sessionsFull, stepFailure, unusableAnswer } from '../automate/failures';
 import { protectedValuesOf } from '../automate/firewall';
 import { pageView, taskContext } from '../automate/modelInputs';
@@ -174,18 +175,7 @@ class AutomateRun {
 
   private async carryOut(): Promise<Ending> {
     const { request } = this.input;
-    this.emit(
-      'task:setup',
-      this.framed({
-        task: request.task,
-        browserName: 'chromium',
-        ...(request.url ? { url: request.url } : {}),
-        ...(this.shownData ? { data: JSON.parse(this.shownData) as unknown } : {}),
-        ...(request.guardrails ? { guardrails: request.guardrails } : {}),
-        ...(request.country ? { proxy: request.country } : {}),
-        vision: this.input.screenshots,
-      }),
-    );
+    this.emit('task:setup', this.framed(setupData(request, this.shownData, this.input.screenshots)));
     await this.openSession(request.url);
     const page = await this.observe(false);
     this.plan = await this.ask('planning the task', () =>
@@ -519,17 +509,7 @@ class AutomateRun {
     try {
       const reply = await call();
       this.metrics.generated(reply.usage);
-      const { prompt, completion, total } = reply.usage;
-      this.emit(
-        'ai:generation',
-        this.framed({
-          prompt: reply.prompt,
-          schema: what,
-          finishReason: 'stop',
-          usage: { inputTokens: prompt, outputTokens: completion, totalTokens: total },
-          object: reply.value,
-        }),
-      );
+      this.emit('ai:generation', this.framed(generationData(what, reply)));
       return reply.value;
     } catch (err) {
       if (isCancellation(err)) throw err;
