@@ -3,7 +3,6 @@ import {
   ApplicationFailure,
   CancellationScope,
   condition,
-  ContinueAsNew,
   isCancellation,
   setHandler,
   workflowInfo,
@@ -11,6 +10,7 @@ import {
 import { ERRORS, isErrorCode } from '../errors';
 import {
   listEventsQuery,
+  READS_SPENT,
   readEventsUpdate,
   releaseReaderSignal,
   type ReadRequest,
@@ -24,8 +24,12 @@ import type { StreamedOperation, StreamFailure } from './streams';
 const BATCH_CHARS = 256 * 1024;
 /** An event must fit one answer: a report of a few hundred KB does, page texts must not ride here. */
 const MAX_EVENT_CHARS = 1024 * 1024;
-/** Each accepted read is one Update; the server takes about 2,000 per run, so hand over well before. */
-const READS_BEFORE_HANDOVER = 1500;
+/**
+ * Each accepted read is one Update, and the server takes 2,000 per run (`history.maxTotalUpdates`);
+ * past this many, or once the server suggests continuing as new, readers read by query. The rest
+ * stay for the run's own Updates (input answers: at most three per step).
+ */
+export const READ_BUDGET = 1500;
 
 /**
  * The event stream of one workflow run, held by the workflow itself. Workflow code records
@@ -47,10 +51,12 @@ export class EventLog<M extends object> {
   private nextId: number;
   private readonly earlierRunId?: string;
   private closed = false;
-  private continuing = false;
   private reads = 0;
-  /** The highest id some reader is known to hold: the events it is sure to need are after it. */
-  private acknowledged: number;
+  /**
+   * The run takes no more reads: its readers read by query, which the log cannot see, so it no
+   * longer cancels the run for want of readers.
+   */
+  private readsSpent = false;
   /** Reads in flight, by reader. */
   private readonly polling = new Map<string, number>();
   private readonly released = new Set<string>();
@@ -60,15 +66,16 @@ export class EventLog<M extends object> {
   private releasedIdle = false;
   private abandoned = false;
 
+  /** `readBudget` is lowered only by tests, beside a server whose Update limit they lowered. */
   constructor(
     private readonly operation: StreamedOperation<M>,
     state?: StreamState,
+    private readonly readBudget = READ_BUDGET,
   ) {
     this.events = state ? [...state.tail] : [];
     this.sizes = this.events.map((event) => JSON.stringify(event.data).length);
     this.nextId = state?.nextId ?? 1;
     this.earlierRunId = state?.earlierRunId;
-    this.acknowledged = this.firstId() - 1;
     setHandler(readEventsUpdate, (request) => this.read(request), { validator: (request) => this.validate(request) });
     setHandler(listEventsQuery, ({ after }) => this.answer(after));
     setHandler(releaseReaderSignal, ({ readerId, graceMs }) => this.release(readerId, graceMs));
@@ -83,6 +90,7 @@ export class EventLog<M extends object> {
         'event_too_large',
       );
     }
+    this.checkReads();
     this.noticeLostReaders();
     this.push(event, data, size);
   }
@@ -104,7 +112,6 @@ export class EventLog<M extends object> {
       this.closed = true;
       return result;
     } catch (err) {
-      if (err instanceof ContinueAsNew) throw err;
       const failure: StreamFailure = this.abandoned
         ? { code: 'abandoned', message: `the run was cancelled: no client read its events for ${this.graceMs} ms` }
         : failureOf(err);
@@ -117,25 +124,11 @@ export class EventLog<M extends object> {
   }
 
   /**
-   * Whether to continue as new now: Temporal suggests it (history size or length), or reads near the
-   * server's limit.
+   * Notes when the run takes no more reads. Called in workflow tasks only: a query's activation
+   * does not carry the server's suggestion, and a validator's changes would not replay.
    */
-  continueAsNewSuggested(): boolean {
-    return workflowInfo().continueAsNewSuggested || this.reads >= READS_BEFORE_HANDOVER;
-  }
-
-  /**
-   * Stops reads on this run and returns the state the next run starts from: pass it to
-   * `continueAsNew` at once. Readers read again from the workflow id and land on the new run.
-   */
-  async handOver(): Promise<StreamState> {
-    this.continuing = true;
-    await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
-    return {
-      nextId: this.nextId,
-      tail: this.events.filter((event) => event.id > this.acknowledged),
-      earlierRunId: workflowInfo().runId,
-    };
+  private checkReads(): void {
+    if (this.reads >= this.readBudget || workflowInfo().continueAsNewSuggested) this.readsSpent = true;
   }
 
   private push(event: string, data: unknown, size: number): void {
@@ -156,7 +149,8 @@ export class EventLog<M extends object> {
   }
 
   private validate(request: ReadRequest): void {
-    if (this.continuing) throw new Error('this run is handing over to a new run: read again');
+    if (this.readsSpent || this.reads >= this.readBudget || workflowInfo().continueAsNewSuggested)
+      throw new Error(READS_SPENT);
     if (!Number.isSafeInteger(request.after) || request.after < 0) throw new Error('after must be a whole number');
     if (!Number.isSafeInteger(request.graceMs) || request.graceMs < 0)
       throw new Error('graceMs must be a whole number');
@@ -165,14 +159,14 @@ export class EventLog<M extends object> {
   private async read(request: ReadRequest): Promise<ReadResult> {
     const { readerId, after } = request;
     this.reads++;
+    this.checkReads();
     this.graceMs = request.graceMs;
-    this.acknowledged = Math.max(this.acknowledged, after);
     if (!this.released.has(readerId)) this.releasedIdle = false;
     this.polling.set(readerId, (this.polling.get(readerId) ?? 0) + 1);
     try {
       // Not cancellable: a cancelled run still answers its readers, with the failure event.
       await CancellationScope.nonCancellable(() =>
-        condition(() => this.nextId - 1 > after || this.closed || this.continuing || this.released.has(readerId)),
+        condition(() => this.nextId - 1 > after || this.closed || this.released.has(readerId)),
       );
     } finally {
       const left = this.polling.get(readerId)! - 1;
@@ -198,7 +192,7 @@ export class EventLog<M extends object> {
       firstId,
       earlierRunId: this.earlierRunId,
       closed: this.closed,
-      continuing: this.continuing,
+      readsSpent: this.readsSpent,
     };
   }
 
@@ -211,9 +205,9 @@ export class EventLog<M extends object> {
   /** Resolves when the run is abandoned: released by its last reader, and none came back in time. */
   private async watchReaders(): Promise<void> {
     for (;;) {
-      await condition(() => this.abandoned || (this.releasedIdle && this.polling.size === 0));
+      await condition(() => this.abandoned || (this.releasedIdle && this.polling.size === 0 && !this.readsSpent));
       if (this.abandoned) return;
-      const back = await condition(() => !this.releasedIdle || this.polling.size > 0, this.graceMs!);
+      const back = await condition(() => !this.releasedIdle || this.polling.size > 0 || this.readsSpent, this.graceMs!);
       if (!back) {
         this.abandoned = true;
         return;
@@ -228,6 +222,7 @@ export class EventLog<M extends object> {
    */
   private noticeLostReaders(): void {
     if (this.polling.size > 0 || this.graceMs === undefined || this.lastReadEndedAt === undefined) return;
+    if (this.readsSpent) return;
     if (Date.now() - this.lastReadEndedAt > this.graceMs) this.abandoned = true;
   }
 }

@@ -31,8 +31,8 @@ export interface ReadResult {
   earlierRunId?: string;
   /** The run recorded its last event: once a reader holds `headId`, nothing follows. */
   closed: boolean;
-  /** The run is handing over to a new run (continue-as-new): read again from the workflow id. */
-  continuing: boolean;
+  /** The run takes no more reads (their Updates are spent): ask it by query from now on. */
+  readsSpent: boolean;
 }
 
 /** What a run hands to the run that continues it, so ids go on and no unread event is lost. */
@@ -43,6 +43,9 @@ export interface StreamState {
   /** The run holding the events before the tail. */
   earlierRunId: string;
 }
+
+/** Why a run refuses a read once its reads are spent. */
+export const READS_SPENT = 'this run takes no more reads: ask it by query';
 
 /**
  * A long-poll read: answers as soon as there is an event after `after`, or the log closes,

@@ -15,6 +15,8 @@ export interface DevServerOptions {
   namespace: string;
   /** Where the Web UI asks to decode compressed payloads (the API's /codec/<secret>). */
   uiCodecEndpoint?: string;
+  /** Dynamic config values besides the latency ones (a test lowers a server limit this way). */
+  dynamicConfig?: Record<string, string | number>;
   output?: SpawnOptions['onLine'];
 }
 
@@ -36,7 +38,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Child> 
   else args.push('--headless');
   if (options.uiPort && options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
   if (options.dbFile) args.push('--db-filename', options.dbFile);
-  for (const [key, value] of Object.entries(LATENCY_DYNAMIC_CONFIG))
+  for (const [key, value] of Object.entries({ ...LATENCY_DYNAMIC_CONFIG, ...options.dynamicConfig }))
     args.push('--dynamic-config-value', `${key}=${value}`);
   for (const { name, type } of SEARCH_ATTRIBUTES)
     args.push('--search-attribute', `${name}=${searchAttributeCliType(type)}`);

@@ -15,8 +15,10 @@ import { runFields, type Logger } from '../../telemetry/logger';
 const BUFFER_CHARS = 8 * 1024 * 1024;
 /** How long Temporal may stay unreachable before the stream ends with an error event. */
 const RETRY_BUDGET_MS = 30_000;
-/** Pause before reading again after a run refused a read (it was handing over to a new run). */
+/** Pause before reading again after a run refused a read. */
 const REREAD_DELAY_MS = 20;
+/** How often a run whose reads are spent is asked by query: each event comes at most this late. */
+const QUERY_POLL_MS = 500;
 
 /** Why a run that ended without closing its stream ended, as the caller sees it. */
 const ENDED: Partial<Record<WorkflowExecutionStatusName, StreamFailure>> = {
@@ -60,6 +62,8 @@ export class RunReader {
   /** Set once nothing more will come: the failure event that ends the stream, or null when the run closed it. */
   private final?: RecordedEvent | null;
   private stopped = false;
+  /** The run takes no more reads (see EventLog): it is asked by query instead. */
+  private byQuery = false;
   private readonly changes = new Changes();
   /** Every line names the run. */
   readonly log: Logger;
@@ -149,31 +153,56 @@ export class RunReader {
     }
   }
 
-  /** The next answer from the run: a long-poll read, or, when the run refuses reads, what it holds by query. */
+  /**
+   * The next answer from the run: a long-poll read, or, when the run refuses reads, what it holds
+   * by query; once its reads are spent, by query only.
+   */
   private async read(): Promise<ReadResult | 'ended'> {
     const deadline = Date.now() + RETRY_BUDGET_MS;
     for (;;) {
+      if (this.byQuery) return this.polled();
       try {
-        return await this.client.workflow
+        const result = await this.client.workflow
           .getHandle(this.workflowId)
           .executeUpdate(readEventsUpdate, { args: [{ readerId: this.id, after: this.head, graceMs: this.graceMs }] });
+        this.byQuery = result.readsSpent;
+        return result;
       } catch (err) {
         if (this.stopped) return 'ended';
-        // A closed run takes no reads, nor does one handing over to a new run; a query answers either.
+        // A closed run takes no reads, nor one whose reads are spent; a query answers either.
         this.log.debug({ err }, 'read refused; asking by query');
-        const held = await this.retrying(() =>
-          this.client.workflow.getHandle(this.workflowId).query(listEventsQuery, { after: this.head }),
-        );
+        const held = await this.held();
+        this.byQuery = held.readsSpent;
         if (held.events.length > 0 || held.closed) return held;
-        const { status } = await this.retrying(() => this.client.workflow.getHandle(this.workflowId).describe());
-        if (status.name !== 'RUNNING') {
-          this.finish(ENDED[status.name] ?? ENDED_OTHERWISE);
-          return 'ended';
-        }
-        if (Date.now() > deadline) throw err;
+        if (await this.endedOtherwise()) return 'ended';
+        if (Date.now() > deadline && !this.byQuery) throw err;
         await sleep(REREAD_DELAY_MS);
       }
     }
+  }
+
+  /** The next answer by query, asked every QUERY_POLL_MS until there is one or the run has ended. */
+  private async polled(): Promise<ReadResult | 'ended'> {
+    for (;;) {
+      const held = await this.held();
+      if (held.events.length > 0 || held.closed) return held;
+      if (this.stopped || (await this.endedOtherwise())) return 'ended';
+      await sleep(QUERY_POLL_MS);
+    }
+  }
+
+  private held(): Promise<ReadResult> {
+    return this.retrying(() =>
+      this.client.workflow.getHandle(this.workflowId).query(listEventsQuery, { after: this.head }),
+    );
+  }
+
+  /** Whether the run ended without closing its stream (terminated, timed out); the stream then ends. */
+  private async endedOtherwise(): Promise<boolean> {
+    const { status } = await this.retrying(() => this.client.workflow.getHandle(this.workflowId).describe());
+    if (status.name === 'RUNNING') return false;
+    this.finish(ENDED[status.name] ?? ENDED_OTHERWISE);
+    return true;
   }
 
   /** Temporal calls, retried with backoff while it is unreachable, within the retry budget. */

@@ -1,6 +1,5 @@
-import { ApplicationFailure, continueAsNew, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, sleep } from '@temporalio/workflow';
 import { EventLog } from '../../../src/events/eventLog';
-import type { StreamState } from '../../../src/events/messages';
 import { STREAMED_OPERATIONS, type StreamedOperation, type StreamedOperationName } from '../../../src/events/streams';
 
 /**
@@ -22,29 +21,20 @@ export interface ScriptedEventsInput {
   steps: ScriptStep[];
   /** After the steps, fail with this error code of src/errors.ts. */
   failWith?: string;
-  /** Continue as new after this many steps. */
-  continueAsNewAfter?: number;
-  stream?: StreamState;
+  /** Accepted reads before the run takes no more (EventLog's own budget otherwise). */
+  readBudget?: number;
 }
 
 export async function scriptedEvents(input: ScriptedEventsInput): Promise<number> {
   const log = new EventLog(
     STREAMED_OPERATIONS[input.operation] as StreamedOperation<Record<string, Record<string, unknown>>>,
-    input.stream,
+    undefined,
+    input.readBudget,
   );
   return log.run(async () => {
-    for (const [index, step] of input.steps.entries()) {
+    for (const step of input.steps) {
       if (step.delayMs) await sleep(step.delayMs);
       log.emit(step.event, 'timestamp' in step.data ? { ...step.data, timestamp: Date.now() } : step.data);
-      if (input.continueAsNewAfter === index + 1) {
-        const stream = await log.handOver();
-        await continueAsNew<typeof scriptedEvents>({
-          ...input,
-          steps: input.steps.slice(index + 1),
-          continueAsNewAfter: undefined,
-          stream,
-        });
-      }
     }
     if (input.failWith) throw ApplicationFailure.nonRetryable('scripted failure', input.failWith);
     return input.steps.length;
