@@ -1,0 +1,51 @@
+import type { Line } from './types';
+
+/**
+ * Stage 4: page furniture out. Running headers and footers (the same words at the same height on
+ * most pages, page numbers aside), lone page numbers in the margins, and table-of-contents
+ * entries with dot leaders, with the "Contents" title above them.
+ */
+
+/** Furniture lives in this share of the page's height at its top and at its bottom. */
+const MARGIN_SHARE = 0.12;
+/** A margin line on at least this share of the pages runs through the document. */
+const REPEATED_SHARE = 0.5;
+/** Heights within this many points are the same place. */
+const SAME_PLACE = 4;
+const PAGE_NUMBER = /^[-–—\s]*(?:page\s+)?(?:\d{1,4}|[ivxlc]{1,6})(?:\s*(?:of|\/)\s*\d{1,4})?[-–—\s]*$/i;
+const DOT_LEADER = /(?:\.\s?){4,}\s*\d{1,4}$/;
+const CONTENTS_TITLE = /^(?:table of )?contents$/i;
+/** A page with at least this many dot-leader lines is a contents page. */
+const TOC_MIN_ENTRIES = 3;
+/** On a contents page, an entry without leaders still ends in its page number. */
+const TOC_ENTRY = /\S\s+\d{1,4}$/;
+
+const shape = (text: string) => text.toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ');
+
+function inMargin(line: Line, height: number): boolean {
+  return line.y > height * (1 - MARGIN_SHARE) || line.y < height * MARGIN_SHARE;
+}
+
+function placeKey(line: Line): string {
+  return `${Math.round(line.y / SAME_PLACE)}|${shape(line.text)}`;
+}
+
+export function dropFurniture(pages: Line[][], heights: number[]): Line[][] {
+  const seen = new Map<string, number>();
+  pages.forEach((lines, p) => {
+    const keys = new Set(lines.filter((line) => inMargin(line, heights[p]!)).map(placeKey));
+    for (const key of keys) seen.set(key, (seen.get(key) ?? 0) + 1);
+  });
+  const repeatedAt = Math.max(2, Math.ceil(pages.length * REPEATED_SHARE));
+  return pages.map((lines, p) => {
+    const leaders = lines.filter((line) => DOT_LEADER.test(line.text)).length;
+    const contentsPage = leaders >= TOC_MIN_ENTRIES;
+    return lines.filter((line) => {
+      if (DOT_LEADER.test(line.text)) return false;
+      if (contentsPage && (CONTENTS_TITLE.test(line.text) || TOC_ENTRY.test(line.text))) return false;
+      if (!inMargin(line, heights[p]!)) return true;
+      if (PAGE_NUMBER.test(line.text)) return false;
+      return pages.length < 2 || (seen.get(placeKey(line)) ?? 0) < repeatedAt;
+    });
+  });
+}
