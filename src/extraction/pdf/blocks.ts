@@ -16,7 +16,13 @@ const INDENT_STEP = 6;
 const BULLET = /^([•◦▪‣●○■□∙·–\-*])\s+/;
 const NUMBERED = /^(\d{1,3}|[a-z])[.)]\s+/;
 const SENTENCE_END = /[.!?:;)]$/;
-const HYPHENATED = /([A-Za-z]{2,})-$/;
+/** The word before a line's closing hyphen ("compres" of "the compres-"), scanned back from the end. */
+function hyphenated(text: string): string | undefined {
+  if (!text.endsWith('-')) return undefined;
+  let start = text.length - 1;
+  while (start > 0 && /[A-Za-z]/.test(text[start - 1]!)) start--;
+  return text.length - 1 - start >= 2 ? text.slice(start, -1) : undefined;
+}
 
 interface Words {
   has(word: string): boolean;
@@ -24,11 +30,11 @@ interface Words {
 
 /** Joins a line to the text before it, rejoining a word the line break hyphenated. */
 function join(text: string, next: string, words: Words): string {
-  const hyphen = HYPHENATED.exec(text);
+  const hyphen = hyphenated(text);
   const head = /^([a-z]+)/.exec(next);
   if (hyphen && head) {
-    const whole = `${hyphen[1]}${head[1]}`.toLowerCase();
-    const compound = `${hyphen[1]}-${head[1]}`.toLowerCase();
+    const whole = `${hyphen}${head[1]}`.toLowerCase();
+    const compound = `${hyphen}-${head[1]}`.toLowerCase();
     if (words.has(compound) && !words.has(whole)) return text + next;
     return text.slice(0, -1) + next;
   }

@@ -13,7 +13,8 @@ const REPEATED_SHARE = 0.5;
 /** Heights within this many points are the same place. */
 const SAME_PLACE = 4;
 const PAGE_NUMBER = /^[-–—\s]*(?:page\s+)?(?:\d{1,4}|[ivxlc]{1,6})(?:\s*(?:of|\/)\s*\d{1,4})?[-–—\s]*$/i;
-const DOT_LEADER = /(?:\.\s?){4,}\s*\d{1,4}$/;
+/** Dots in a leader before a contents entry's page number. */
+const LEADER_DOTS = 4;
 const CONTENTS_TITLE = /^(?:table of )?contents$/i;
 /** A page with at least this many dot-leader lines is a contents page. */
 const TOC_MIN_ENTRIES = 3;
@@ -38,14 +39,29 @@ export function dropFurniture(pages: Line[][], heights: number[]): Line[][] {
   });
   const repeatedAt = Math.max(2, Math.ceil(pages.length * REPEATED_SHARE));
   return pages.map((lines, p) => {
-    const leaders = lines.filter((line) => DOT_LEADER.test(line.text)).length;
+    const leaders = lines.filter((line) => dotLeader(line.text)).length;
     const contentsPage = leaders >= TOC_MIN_ENTRIES;
     return lines.filter((line) => {
-      if (DOT_LEADER.test(line.text)) return false;
+      if (dotLeader(line.text)) return false;
       if (contentsPage && (CONTENTS_TITLE.test(line.text) || TOC_ENTRY.test(line.text))) return false;
       if (!inMargin(line, heights[p]!)) return true;
       if (PAGE_NUMBER.test(line.text)) return false;
       return pages.length < 2 || (seen.get(placeKey(line)) ?? 0) < repeatedAt;
     });
   });
+}
+
+/** "Quays ........ 12": dots (single spaces between them allowed), then a page number; scanned back from the end. */
+function dotLeader(text: string): boolean {
+  let i = text.length;
+  while (i > 0 && text.length - i < 4 && /\d/.test(text[i - 1]!)) i--;
+  if (i === text.length) return false;
+  while (i > 0 && text[i - 1] === ' ') i--;
+  let dots = 0;
+  while (i > 0 && dots < LEADER_DOTS) {
+    if (text[i - 1] === '.') dots++;
+    else if (text[i - 1] !== ' ' || text[i - 2] !== '.') break;
+    i--;
+  }
+  return dots >= LEADER_DOTS;
 }
