@@ -1,17 +1,18 @@
+import { cellText } from './cells';
+import { openTables } from './openTables';
 import type { Fragment, Rule, Table } from './types';
 
 /**
- * Stage 2: bordered tables. A page's ruling lines fall into groups that touch one another; a
- * group with at least two columns between its vertical lines is a table grid, and the text runs
- * inside it are its cells. Cell text across wrapped lines joins with a space.
+ * Stage 2: tables. Bordered ones here, those drawn with horizontal rules only in openTables.ts.
+ * A page's ruling lines fall into groups that touch one another; a group with at least two
+ * columns between its vertical lines is a table grid, and the text runs inside it are its cells.
+ * Cell text across wrapped lines joins with a space.
  */
 
 /** Ruling lines closer than this (points) touch, and positions closer than this are one. */
 const TOUCH = 2;
 /** A table has at least this many columns (a lone box around code is not a table). */
-const MIN_COLUMNS = 2;
-/** Vertical runs this close (in font sizes) in one cell are one line of it. */
-const CELL_LINE = 0.5;
+export const MIN_COLUMNS = 2;
 
 interface Grid {
   xs: number[];
@@ -54,8 +55,10 @@ function distinct(values: number[]): number[] {
   return out;
 }
 
-function gridsOf(rules: Rule[]): Grid[] {
+/** The grids the rules draw, and the horizontal rules that are no part of a grid or a box. */
+function gridsOf(rules: Rule[]): { grids: Grid[]; horizontals: Rule[] } {
   const grids: Grid[] = [];
+  const loose: Rule[] = [];
   for (const band of overlapping(
     rules,
     (r) => r.y0,
@@ -70,11 +73,15 @@ function gridsOf(rules: Rule[]): Grid[] {
       const horizontals = group.filter((r) => r.y1 - r.y0 <= r.x1 - r.x0);
       const xs = distinct(verticals.map((r) => (r.x0 + r.x1) / 2));
       const ys = distinct(horizontals.map((r) => (r.y0 + r.y1) / 2)).reverse();
-      if (xs.length < MIN_COLUMNS + 1 || ys.length < 2) continue;
+      if (xs.length < MIN_COLUMNS + 1 || ys.length < 2) {
+        // Only rules with no vertical beside them: a box's top and bottom (code, a quote) bound no table.
+        if (verticals.length === 0) loose.push(...horizontals);
+        continue;
+      }
       grids.push({ xs, ys, x0: xs[0]!, x1: xs[xs.length - 1]!, y0: ys[ys.length - 1]!, y1: ys[0]! });
     }
   }
-  return grids;
+  return { grids, horizontals: loose };
 }
 
 /** The index of the gap between boundaries (ascending, or descending) that holds v, by bisection. */
@@ -92,25 +99,11 @@ function slot(bounds: number[], v: number, descending: boolean): number {
   return lo;
 }
 
-function cellText(runs: Fragment[]): string {
-  let text = '';
-  let last: Fragment | undefined;
-  for (const f of runs) {
-    if (last) {
-      const newLine = Math.abs(last.y - f.y) > f.size * CELL_LINE;
-      const gap = f.x - (last.x + last.width);
-      if (newLine || gap > f.size * 0.15) text += ' ';
-    }
-    text += f.str;
-    if (f.str) last = f;
-  }
-  return text.replace(/\s+/g, ' ').replace(/\|/g, '\\|').trim();
-}
-
 export function tablesOf(fragments: readonly Fragment[], rules: Rule[], page: number): PageTables {
   const used = new Set<number>();
   const tables: { table: Table; at: number }[] = [];
-  for (const grid of gridsOf(rules)) {
+  const { grids, horizontals } = gridsOf(rules);
+  for (const grid of grids) {
     const cells: Fragment[][][] = Array.from({ length: grid.ys.length - 1 }, () =>
       Array.from({ length: grid.xs.length - 1 }, () => []),
     );
@@ -130,5 +123,6 @@ export function tablesOf(fragments: readonly Fragment[], rules: Rule[], page: nu
     const rows = cells.map((row) => row.map(cellText)).filter((row) => row.some(Boolean));
     if (rows.length > 0) tables.push({ table: { kind: 'table', rows, page }, at });
   }
+  for (const open of openTables(fragments, horizontals, page, used)) tables.push(open);
   return { tables, used };
 }
