@@ -180,6 +180,23 @@ describe('PDF to Markdown', () => {
     expect(markdown).toBe('Quays come on page 2, after a full stop.\n\nBoats come on page 3, after a full stop.');
   });
 
+  test('a running head that changes with the section goes with its page number, a heading starting so stays', async () => {
+    const markdown = await markdownOf((doc) => {
+      ['QUAYS', 'BOATS', 'NETS'].forEach((section, i) => {
+        if (i > 0) doc.addPage();
+        doc.font('Helvetica').fontSize(9);
+        at(doc, section, 50, 30);
+        at(doc, String(i + 1), 540, 30);
+        if (i === 1) at(doc.font('Helvetica-Bold').fontSize(16), '2 Boats', 50, 56);
+        doc.font('Helvetica').fontSize(11);
+        at(doc, `Text about ${section.toLowerCase()}, and no more.`, 50, 90);
+      });
+    });
+    expect(markdown).toBe(
+      'Text about quays, and no more.\n\n# 2 Boats\n\nText about boats, and no more.\n\nText about nets, and no more.',
+    );
+  });
+
   test('bulleted and numbered lists keep their nesting', async () => {
     const markdown = await markdownOf((doc) => {
       doc.font('Helvetica').fontSize(11);

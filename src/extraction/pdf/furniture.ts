@@ -2,7 +2,8 @@ import type { Line } from './types';
 
 /**
  * Stage 4: page furniture out. Running headers and footers (the same words at the same height on
- * most pages, page numbers aside), lone page numbers in the margins, and table-of-contents
+ * most pages, page numbers aside, or any margin line that ends in its page's number), lone page
+ * numbers in the margins, and table-of-contents
  * entries with dot leaders, with the "Contents" title above them.
  */
 
@@ -20,6 +21,16 @@ const CONTENTS_TITLE = /^(?:table of )?contents$/i;
 const TOC_MIN_ENTRIES = 3;
 /** On a contents page, an entry without leaders still ends in its page number. */
 const TOC_ENTRY = /\S\s+\d{1,4}$/;
+
+/**
+ * A running head that changes with the section ("2 DESIGN 5") still carries its page's number at
+ * one end; a section heading that starts with the same number is set larger than the page's text.
+ */
+function numbersPage(text: string, page: number): boolean {
+  const words = text.split(' ');
+  if (words.length < 2) return false;
+  return [words[0]!, words[words.length - 1]!].some((word) => /^\d{1,4}$/.test(word) && Number(word) === page);
+}
 
 const shape = (text: string) => text.toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ');
 
@@ -41,11 +52,13 @@ export function dropFurniture(pages: Line[][], heights: number[]): Line[][] {
   return pages.map((lines, p) => {
     const leaders = lines.filter((line) => dotLeader(line.text)).length;
     const contentsPage = leaders >= TOC_MIN_ENTRIES;
+    const sizes = lines.map((line) => line.size).sort((a, b) => a - b);
+    const usual = sizes[Math.floor(sizes.length / 2)] ?? 0;
     return lines.filter((line) => {
       if (dotLeader(line.text)) return false;
       if (contentsPage && (CONTENTS_TITLE.test(line.text) || TOC_ENTRY.test(line.text))) return false;
       if (!inMargin(line, heights[p]!)) return true;
-      if (PAGE_NUMBER.test(line.text)) return false;
+      if (PAGE_NUMBER.test(line.text) || (line.size <= usual && numbersPage(line.text, p + 1))) return false;
       return pages.length < 2 || (seen.get(placeKey(line)) ?? 0) < repeatedAt;
     });
   });
