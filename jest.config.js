@@ -1,7 +1,8 @@
 /**
  * linkedom's own dependencies (htmlparser2, css-select and theirs) and the OpenAPI validator ship
  * ES modules only, which Jest's CommonJS module loader cannot require on Node 20; swc turns them
- * into CommonJS so tests call the extraction code in-process and validate the API description.
+ * into CommonJS so tests call the extraction code (pdf.js's .mjs files too) in-process and validate the
+ * API description.
  */
 const ESM_ONLY = [
   'css-select',
@@ -15,12 +16,13 @@ const ESM_ONLY = [
   'entities',
   'htmlparser2',
   '@seriousme/openapi-schema-validator',
+  'pdfjs-dist',
 ];
 
 const common = {
   testEnvironment: 'node',
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.(ts|js)$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },
+  transform: { '^.+\\.(ts|js|mjs)$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
 };
 

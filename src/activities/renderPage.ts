@@ -8,7 +8,7 @@ import type { BrowserPool } from '../browser/browserPool';
 import type { GuardProxy } from '../browser/guardProxy';
 import { NetworkActivity } from '../browser/networkActivity';
 import { relabelUndeclaredUtf8 } from '../browser/undeclaredUtf8';
-import { isPdfType } from '../extraction/pdf';
+import { isPdfType } from '../extraction/pdf/index';
 import type { ObtainedPage } from '../types';
 import { reportingFailures, transientFetchFailure } from '../temporal/activityFailures';
 import { heartbeating } from '../temporal/heartbeating';

@@ -6,7 +6,7 @@ import { mainContent } from './mainContent';
 import { toMarkdown } from './markdown';
 import { documentBase, extractMetadata } from './metadata';
 import { parseDocument } from './parse';
-import { isPdf, pdfToMarkdown } from './pdf';
+import { isPdf, pdfToMarkdown } from './pdf/index';
 import { removeInvisible, resolveUrls } from './prepare';
 import { dropTitleHeading } from './titleHeading';
 

@@ -60,7 +60,7 @@ describe('PDF', () => {
     pdf_version: '1.3',
   };
 
-  it('turns a PDF into Markdown with headings, lists, paragraphs and page breaks', async () => {
+  it('turns a PDF into Markdown with headings, lists and paragraphs, and no rule between pages', async () => {
     const res = await post<{ content: string; metadata: Record<string, unknown> }>('/extract/markdown', {
       url: fixtures.url('/report.pdf'),
       metadata: true,
@@ -74,7 +74,6 @@ describe('PDF', () => {
         '## Findings',
         '- Nets are mended by hand\n- Boats are tied with one knot',
         'A closing paragraph for the first page.',
-        '---',
         'The second page starts here with more about the quay.',
       ].join('\n\n'),
     );

@@ -1,0 +1,256 @@
+import PDFDocument from 'pdfkit';
+import { pdfToMarkdown } from '../../src/extraction/pdf';
+import { MAX_FRAGMENTS_PER_PAGE, MAX_RULES_PER_PAGE } from '../../src/extraction/pdf/load';
+
+/** Small PDFs drawn here, one stage of the PDF path each, and hostile ones that must stay bounded. */
+
+type Doc = PDFKit.PDFDocument;
+
+function makePdf(draw: (doc: Doc) => void, size: [number, number] = [595, 842]): Promise<Buffer> {
+  const doc = new PDFDocument({ size, margin: 50 });
+  const chunks: Buffer[] = [];
+  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const done = new Promise<Buffer>((resolve) => doc.on('end', () => resolve(Buffer.concat(chunks))));
+  draw(doc);
+  doc.end();
+  return done;
+}
+
+const at = (doc: Doc, text: string, x: number, y: number) => doc.text(text, x, y, { lineBreak: false });
+
+async function markdownOf(draw: (doc: Doc) => void, size?: [number, number]): Promise<string> {
+  return (await pdfToMarkdown(await makePdf(draw, size))).markdown;
+}
+
+/** A ruled grid at (x, y) with its cells' lines of text; row heights fit the most lines in the row. */
+function ruledTable(doc: Doc, x: number, y: number, widths: number[], rows: string[][][]): number {
+  const lineHeight = 14;
+  const heights = rows.map((row) => Math.max(...row.map((cell) => cell.length)) * lineHeight + 6);
+  const width = widths.reduce((a, b) => a + b, 0);
+  const height = heights.reduce((a, b) => a + b, 0);
+  doc.font('Helvetica').fontSize(10).lineWidth(0.5);
+  let top = y;
+  rows.forEach((row, r) => {
+    doc
+      .moveTo(x, top)
+      .lineTo(x + width, top)
+      .stroke();
+    let left = x;
+    row.forEach((cell, c) => {
+      cell.forEach((line, i) => at(doc, line, left + 4, top + 4 + i * lineHeight));
+      left += widths[c]!;
+    });
+    top += heights[r]!;
+  });
+  doc
+    .moveTo(x, top)
+    .lineTo(x + width, top)
+    .stroke();
+  let left = x;
+  for (const w of [0, ...widths]) {
+    left += w;
+    doc
+      .moveTo(left, y)
+      .lineTo(left, y + height)
+      .stroke();
+  }
+  return y + height;
+}
+
+describe('PDF to Markdown', () => {
+  test('a ruled table becomes a pipe table, a cell wrapped over two lines one cell', async () => {
+    const markdown = await markdownOf((doc) => {
+      doc.font('Helvetica').fontSize(11);
+      at(doc, 'The quays and their boats:', 50, 60);
+      ruledTable(
+        doc,
+        50,
+        90,
+        [120, 80, 160],
+        [
+          [['Name'], ['Kind'], ['Note']],
+          [['alpha'], ['one'], ['first line', 'second line']],
+          [['beta'], ['two'], ['short']],
+        ],
+      );
+    });
+    expect(markdown).toContain(
+      '| Name | Kind | Note |\n| --- | --- | --- |\n| alpha | one | first line second line |\n| beta | two | short |',
+    );
+    expect(markdown.startsWith('The quays and their boats:')).toBe(true);
+  });
+
+  test('a table going on over a page break is one table, its repeated header row once', async () => {
+    const markdown = await markdownOf((doc) => {
+      ruledTable(
+        doc,
+        50,
+        700,
+        [100, 100],
+        [
+          [['Boat'], ['Berth']],
+          [['Ada'], ['1']],
+          [['Bea'], ['2']],
+        ],
+      );
+      doc.addPage();
+      ruledTable(
+        doc,
+        50,
+        60,
+        [100, 100],
+        [
+          [['Boat'], ['Berth']],
+          [['Cy'], ['3']],
+        ],
+      );
+    });
+    expect(markdown).toBe('| Boat | Berth |\n| --- | --- |\n| Ada | 1 |\n| Bea | 2 |\n| Cy | 3 |');
+  });
+
+  test('a table ruled by horizontal lines only becomes a pipe table, a wrapped line in its row', async () => {
+    const markdown = await markdownOf((doc) => {
+      doc.lineWidth(0.5);
+      for (const y of [100, 125, 180]) doc.moveTo(50, y).lineTo(400, y).stroke();
+      doc.font('Helvetica').fontSize(10);
+      at(doc, 'Code', 55, 108);
+      at(doc, 'Meaning', 150, 108);
+      at(doc, 'E1', 55, 132);
+      at(doc, 'The first fault,', 150, 132);
+      at(doc, 'said twice', 150, 146);
+      at(doc, 'E2', 55, 160);
+      at(doc, 'Second', 150, 160);
+    });
+    expect(markdown).toBe('| Code | Meaning |\n| --- | --- |\n| E1 | The first fault, said twice |\n| E2 | Second |');
+  });
+
+  test("headings come from the document's own sizes and weights though code is most of its lines", async () => {
+    const markdown = await markdownOf((doc) => {
+      doc.font('Helvetica-Bold').fontSize(15);
+      at(doc, 'Usage', 50, 60);
+      doc.font('Helvetica').fontSize(11);
+      at(doc, 'Call the tool with a path; it prints the boats moored there.', 50, 90);
+      doc.font('Courier').fontSize(10);
+      for (let i = 0; i < 12; i++) at(doc, `${i % 3 ? '  ' : ''}boats --quay ${i}`, 60, 120 + i * 12);
+      doc.font('Helvetica-Bold').fontSize(11);
+      at(doc, 'Options', 50, 290);
+      doc.font('Helvetica').fontSize(11);
+      at(doc, 'Every option has a long and a short form.', 50, 315);
+    });
+    expect(markdown).toBe(
+      [
+        '# Usage',
+        'Call the tool with a path; it prints the boats moored there.',
+        '```\n' + Array.from({ length: 12 }, (_, i) => `${i % 3 ? '  ' : ''}boats --quay ${i}`).join('\n') + '\n```',
+        '## Options',
+        'Every option has a long and a short form.',
+      ].join('\n\n'),
+    );
+  });
+
+  test('a ligature given as its own run joins its word, and a hyphenated line break joins', async () => {
+    const markdown = await markdownOf((doc) => {
+      doc.font('Helvetica').fontSize(11);
+      let x = 50;
+      for (const part of ['The o', 'ff', 'icial record of the compres-']) {
+        at(doc, part, x, 60);
+        x += doc.widthOfString(part);
+      }
+      at(doc, 'sion ratio.', 50, 74);
+    });
+    expect(markdown).toBe('The official record of the compression ratio.');
+  });
+
+  test('running headers, page numbers, contents with dot leaders and page breaks leave no trace', async () => {
+    const markdown = await markdownOf((doc) => {
+      for (let page = 1; page <= 3; page++) {
+        if (page > 1) doc.addPage();
+        doc.font('Helvetica').fontSize(9);
+        at(doc, `Harbour report, chapter ${page}`, 50, 30);
+        at(doc, `Page ${page} of 3`, 270, 800);
+        doc.fontSize(11);
+        if (page === 1) {
+          at(doc, 'Contents', 50, 80);
+          ['Quays', 'Boats', 'Nets'].forEach((title, i) =>
+            at(doc, `${title} ${'.'.repeat(40)} ${i + 2}`, 50, 100 + i * 14),
+          );
+        } else at(doc, `${page === 2 ? 'Quays' : 'Boats'} come on page ${page}, after a full stop.`, 50, 80);
+      }
+    });
+    expect(markdown).toBe('Quays come on page 2, after a full stop.\n\nBoats come on page 3, after a full stop.');
+  });
+
+  test('a running head that changes with the section goes with its page number, a heading starting so stays', async () => {
+    const markdown = await markdownOf((doc) => {
+      ['QUAYS', 'BOATS', 'NETS'].forEach((section, i) => {
+        if (i > 0) doc.addPage();
+        doc.font('Helvetica').fontSize(9);
+        at(doc, section, 50, 30);
+        at(doc, String(i + 1), 540, 30);
+        if (i === 1) at(doc.font('Helvetica-Bold').fontSize(16), '2 Boats', 50, 56);
+        doc.font('Helvetica').fontSize(11);
+        at(doc, `Text about ${section.toLowerCase()}, and no more.`, 50, 90);
+      });
+    });
+    expect(markdown).toBe(
+      'Text about quays, and no more.\n\n# 2 Boats\n\nText about boats, and no more.\n\nText about nets, and no more.',
+    );
+  });
+
+  test('bulleted and numbered lists keep their nesting', async () => {
+    const markdown = await markdownOf((doc) => {
+      doc.font('Helvetica').fontSize(11);
+      at(doc, '• Nets', 60, 60);
+      at(doc, '• Mended by hand', 80, 74);
+      at(doc, '1. Each morning', 100, 88);
+      at(doc, '• Boats', 60, 102);
+    });
+    expect(markdown).toBe('- Nets\n   - Mended by hand\n      1. Each morning\n- Boats');
+  });
+});
+
+describe('PDF to Markdown on hostile PDFs', () => {
+  test('a page of more text runs than the cap keeps the cap', async () => {
+    const runs = MAX_FRAGMENTS_PER_PAGE + 5_000;
+    const pdf = await makePdf((doc) => {
+      doc.font('Helvetica').fontSize(2);
+      for (let i = 0; i < runs; i++) at(doc, 'x', 10 + (i % 250) * 2, 10 + Math.floor(i / 250) * 3);
+    });
+    const { markdown } = await pdfToMarkdown(pdf);
+    expect((markdown.match(/x/g) ?? []).length).toBeLessThanOrEqual(MAX_FRAGMENTS_PER_PAGE);
+  }, 120_000);
+
+  test('a page of more ruling lines than the cap gets no table detection, and its text still', async () => {
+    const markdown = await markdownOf((doc) => {
+      doc.lineWidth(0.5);
+      for (let i = 0; i <= MAX_RULES_PER_PAGE / 2 + 10; i++) {
+        doc
+          .moveTo(50 + (i % 100) * 5, 50)
+          .lineTo(50 + (i % 100) * 5, 400)
+          .stroke();
+        doc
+          .moveTo(50, 50 + (i % 100) * 3.5)
+          .lineTo(550, 50 + (i % 100) * 3.5)
+          .stroke();
+      }
+      doc.font('Helvetica').fontSize(11);
+      at(doc, 'Text in a dense grid.', 52, 100);
+    });
+    expect(markdown).toBe('Text in a dense grid.');
+  });
+
+  test('a huge page converts like a small one', async () => {
+    const markdown = await markdownOf(
+      (doc) => {
+        doc.font('Helvetica').fontSize(11);
+        at(doc, 'At the top of a vast page.', 50, 5_000);
+      },
+      [14_400, 14_400],
+    );
+    expect(markdown).toBe('At the top of a vast page.');
+  });
+
+  test('a broken file is an error, not a hang', async () => {
+    await expect(pdfToMarkdown(Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >>\ngarbage'))).rejects.toThrow();
+  });
+});
