@@ -1,7 +1,8 @@
 /**
  * linkedom's own dependencies (htmlparser2, css-select and theirs) and the OpenAPI validator ship
  * ES modules only, which Jest's CommonJS module loader cannot require on Node 20; swc turns them
- * into CommonJS so tests call the extraction code in-process and validate the API description.
+ * into CommonJS so tests call the extraction code in-process, validate the API description and
+ * migrate the store (node-pg-migrate).
  */
 const ESM_ONLY = [
   'css-select',
@@ -15,6 +16,7 @@ const ESM_ONLY = [
   'entities',
   'htmlparser2',
   '@seriousme/openapi-schema-validator',
+  'node-pg-migrate',
 ];
 
 const common = {

@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ServiceError } from '../errors';
 import { MODEL_TASKS, taskModelVariable } from '../model/tasks';
+import { readBilling } from './billingSettings';
 import { ConfigError } from './configError';
 import { CACHE_SCOPES, PAYLOAD_KEYS_VARIABLE, SEARCH_ENGINES } from './settings';
 import type {
@@ -23,6 +24,7 @@ import { checkTimeouts } from './timeouts';
  */
 
 export * from './settings';
+export * from './billingSettings';
 export { ConfigError };
 
 type Env = Record<string, string | undefined>;
@@ -137,6 +139,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 25_000, 0, 3600_000),
     apiKeys: readApiKeys(env),
+    billing: readBilling(env),
     temporal: readTemporal(env),
     taskQueues: {
       workflows: `${queuePrefix}-workflows`,

@@ -42,6 +42,7 @@ export function researchRoute(deps: ApiDeps): Middleware<ApiState> {
         },
       ],
       timeout: RESEARCH_DEADLINE_MS[request.mode],
+      priced: `research-${request.mode}`,
     });
   };
 }
