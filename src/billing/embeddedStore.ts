@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { spawnChild, waitUntil, type Child } from '../stack/children';
 
@@ -24,6 +25,8 @@ export async function startEmbeddedStore(
 ): Promise<Child> {
   // Tests run this module from src/, where only the built program can be run.
   const script = path.join(options.script ?? __dirname, 'embeddedStoreMain.js');
+  // A process killed outright leaves its socket file, which would read as ready before the new one listens.
+  await rm(path.join(dir, SOCKET_FILE), { force: true });
   const child = spawnChild('store', process.execPath, [script, dir], {
     env: options.env,
     onLine: options.onLine,
