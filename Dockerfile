@@ -47,6 +47,8 @@ ENV NODE_ENV=production \
 COPY --from=dependencies /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
 COPY package.json ./
+# The store's migrations, which the API applies at start.
+COPY migrations ./migrations
 # The file cache (without REDIS_URL) lives under DATA_DIR; the only place the service writes.
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node

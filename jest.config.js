@@ -1,8 +1,8 @@
 /**
  * linkedom's own dependencies (htmlparser2, css-select and theirs) and the OpenAPI validator ship
  * ES modules only, which Jest's CommonJS module loader cannot require on Node 20; swc turns them
- * into CommonJS so tests call the extraction code (pdf.js's .mjs files too) in-process and validate the
- * API description.
+ * into CommonJS so tests call the extraction code (pdf.js's .mjs files too) in-process, validate the
+ * API description and migrate the store (node-pg-migrate).
  */
 const ESM_ONLY = [
   'css-select',
@@ -17,6 +17,7 @@ const ESM_ONLY = [
   'htmlparser2',
   '@seriousme/openapi-schema-validator',
   'pdfjs-dist',
+  'node-pg-migrate',
 ];
 
 const common = {

@@ -5,6 +5,7 @@
  */
 export const ERRORS = {
   unauthorized: { status: 401, message: 'invalid or missing API key' },
+  insufficient_credits: { status: 402, message: 'insufficient credits' },
   invalid_json: { status: 400, message: 'invalid JSON request body' },
   invalid_field: { status: 400, message: 'invalid request' },
   url_required: { status: 400, message: 'url is required' },

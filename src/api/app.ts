@@ -55,7 +55,7 @@ export function createApp(deps: ApiDeps, logger: Logger): Koa<ApiState> {
   const undocumented = undocumentedRoutes(apiDocument(), [open, router], API_PREFIX);
   if (undocumented.length > 0)
     throw new Error(`routes missing from the API description (src/api/openapi/): ${undocumented.join(', ')}`);
-  const codec = codecRouter(deps.config.apiKeys, deps.config.codec);
+  const codec = codecRouter(deps.billing, deps.config.codec);
 
   app.use(operationalEndpoints({ ...deps, metricsToken: deps.config.metrics.token }));
   app.use(requestLog(logger));
@@ -64,7 +64,7 @@ export function createApp(deps: ApiDeps, logger: Logger): Koa<ApiState> {
   app.use(crossOrigin(deps.config.cors, routeMethods([codec, open, router])));
   app.use(codec.routes());
   app.use(open.routes());
-  app.use(bearerAuth(deps.config.apiKeys));
+  app.use(bearerAuth(deps.billing));
   app.use(jsonBody(deps.config.bodyLimitBytes));
   app.use(async (ctx, next) => {
     await next();

@@ -2,6 +2,8 @@ import type { Client } from '@temporalio/client';
 import type { WorkflowResultType } from '@temporalio/common';
 import type { Workflow } from '@temporalio/workflow';
 import type { Context } from 'koa';
+import { StoreBilling, unbilled, type Billing } from '../billing/billing';
+import type { Store } from '../billing/store';
 import { createResultCache } from '../cache/createCache';
 import type { ResultCache } from '../cache/resultCache';
 import { WriteBehindCache } from '../cache/writeBehindCache';
@@ -22,6 +24,8 @@ export interface ApiDeps extends StreamedRuns {
   cache?: ResultCache;
   metrics: ApiMetrics;
   readiness: Readiness;
+  /** Keys, credits and refunds: the store's, or API_KEYS alone when there is none. */
+  billing: Billing;
   /**
    * Starts one workflow for the request and waits for its result, through Temporal outages,
    * until the run's timeout.
@@ -34,17 +38,27 @@ export interface ApiDeps extends StreamedRuns {
   ): Promise<WorkflowResultType<W>>;
 }
 
-export function createApiDeps(config: Config, client: Client, logger: Logger): ApiDeps {
+export function createApiDeps(config: Config, client: Client, logger: Logger, billingStore?: Store): ApiDeps {
   const store = createResultCache(config.cache);
   // Read at each scrape, by then long after `streams` is made.
   const metrics = createApiMetrics(() => streams.openStreams());
-  const runs = createRunStarter(config, client, logger, metrics.runsStarted);
+  const billing = billingStore
+    ? new StoreBilling(
+        billingStore,
+        config.billing,
+        client,
+        { charged: metrics.creditsCharged, refunded: metrics.creditsRefunded },
+        logger,
+      )
+    : unbilled(config.apiKeys);
+  const runs = createRunStarter(config, client, logger, metrics.runsStarted, billing);
   const streams = createStreamedRuns(config, client, runs, logger);
   return {
     ...streams,
     config,
     client,
     metrics,
+    billing,
     readiness: new Readiness(client, config.temporal.namespace, neededQueues(config), logger),
     policy: new AddressPolicy(config.allowInternalHosts),
     cache:

@@ -7,6 +7,7 @@ import { pruneFileCache } from '../cache/fileCache';
 import { connectionOptions } from '../temporal/connection';
 import { serviceDataConverter } from '../temporal/payloadCodec';
 import { createApp } from './app';
+import { Store } from '../billing/store';
 import { createApiDeps } from './deps';
 import { createHttpServer } from './httpServer';
 import { drain } from './shutdown';
@@ -30,12 +31,16 @@ async function connectWithRetry(config: Config, logger: Logger): Promise<Connect
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, 'api');
-  if (config.apiKeys.size === 0)
-    throw new ConfigError('API_KEYS', 'no API keys configured; set key:organization pairs');
+  const { databaseUrl } = config.billing;
+  if (config.apiKeys.size === 0 && !databaseUrl)
+    throw new ConfigError('API_KEYS', 'no API keys configured; set key:organization pairs, or DATABASE_URL');
   const dataConverter = serviceDataConverter(requirePayloadKeys(config.codec));
+  const store = databaseUrl ? await Store.open(databaseUrl) : undefined;
+  if (store) await store.bootstrap(config.apiKeys, config.billing.apiKeysCredits);
+  else logger.warn('no DATABASE_URL: keys from API_KEYS only, and no credits are charged');
   const connection = await connectWithRetry(config, logger);
   const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter });
-  const deps = createApiDeps(config, client, logger);
+  const deps = createApiDeps(config, client, logger, store);
   const app = createApp(deps, logger);
   const server = createHttpServer(app, config.receive).listen(config.port, config.host, () => {
     const address = server.address();
@@ -56,7 +61,7 @@ async function main(): Promise<void> {
       .then((drained) => {
         if (!drained) logger.warn('requests still open after SHUTDOWN_GRACE_MS; closing them');
         server.closeAllConnections();
-        return connection.close();
+        return Promise.all([connection.close(), deps.billing.close()]);
       })
       .finally(() => process.exit(0));
   };

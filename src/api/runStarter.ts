@@ -4,7 +4,8 @@ import type { Workflow } from '@temporalio/workflow';
 import type { Counter } from 'prom-client';
 import type { Context } from 'koa';
 import { ulid } from 'ulid';
-import type { Config } from '../config';
+import type { Billing } from '../billing/billing';
+import type { Config, PricedOperation } from '../config';
 import { workflowIdOf } from '../events/streams';
 import { runFields, type Logger } from '../telemetry/logger';
 import { runLabels } from '../temporal/runLabels';
@@ -22,6 +23,8 @@ export interface RunOptions<W extends Workflow> {
   /** Shown in the Temporal UI beside the run, and its host is a search attribute. */
   url?: string;
   timeout: Duration;
+  /** What the run is priced as, when not its operation's name (Research by its mode). */
+  priced?: PricedOperation;
 }
 
 export interface StartedRun {
@@ -49,12 +52,18 @@ export function createRunStarter(
   client: Client,
   logger: Logger,
   runsStarted: Counter<'operation'>,
+  billing: Billing,
 ): RunStarter {
   const onOutage = (workflowId: string) => (err: unknown) =>
     logger.warn(
       { ...runFields(workflowId), err: err instanceof Error ? err.message : String(err) },
       'Temporal unreachable; waiting for it',
     );
+  // The answer does not wait on it; a settlement that fails here is done by a later sweep.
+  const settleSoon = (workflowId: string): void =>
+    void billing
+      .settle(workflowId)
+      .catch((err: unknown) => logger.warn({ ...runFields(workflowId), err }, 'settling a charge failed'));
   return {
     async start(ctx, operation, workflow, options) {
       const state = ctx.state as ApiState;
@@ -62,23 +71,36 @@ export function createRunStarter(
       const id = ulid();
       // The id names the organization and operation so runs can be found by either in the UI.
       const workflowId = workflowIdOf(organization, operation, id);
+      const timeoutMs = msToNumber(options.timeout);
+      const deadline = Date.now() + timeoutMs;
+      // Before any work starts; the workflow id makes a second charge for the run impossible.
+      const priced = options.priced ?? (operation as PricedOperation);
+      const credits = await billing.chargeRun(organization, workflowId, priced, timeoutMs);
       identify(state, { workflowId });
       ctx.set('x-workflow-id', workflowId);
-      const deadline = Date.now() + msToNumber(options.timeout);
       const start = {
         workflowId,
         taskQueue: config.taskQueues.workflows,
         args: options.args,
         workflowExecutionTimeout: options.timeout,
-        ...runLabels(organization, operation, options.url),
+        ...runLabels(organization, operation, options.url, credits),
       } as unknown as WorkflowStartOptions<Workflow>;
-      identify(state, { runId: await startThroughOutages(client, workflow, start, deadline, onOutage(workflowId)) });
+      try {
+        identify(state, { runId: await startThroughOutages(client, workflow, start, deadline, onOutage(workflowId)) });
+      } catch (err) {
+        settleSoon(workflowId);
+        throw err;
+      }
       runsStarted.inc({ operation });
       return { workflowId, id, deadline };
     },
 
-    result(run) {
-      return resultThroughOutages(client, run.workflowId, run.deadline, onOutage(run.workflowId));
+    async result(run) {
+      try {
+        return await resultThroughOutages(client, run.workflowId, run.deadline, onOutage(run.workflowId));
+      } finally {
+        settleSoon(run.workflowId);
+      }
     },
   };
 }

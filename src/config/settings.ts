@@ -1,4 +1,5 @@
 import type { ModelTask } from '../model/tasks';
+import type { BillingSettings } from './billingSettings';
 
 /** The settings every process reads from its environment (see ./index.ts), as typed values. */
 
@@ -196,8 +197,9 @@ export interface Config {
    * its activities, which are then cancelled and retried elsewhere.
    */
   shutdownGraceMs: number;
-  /** `key:organization` pairs; empty means the embedded launcher makes a development key. */
+  /** `key:organization` pairs, created in the store at start; empty: the launcher makes a development key. */
   apiKeys: Map<string, string>;
+  billing: BillingSettings;
   temporal: TemporalSettings;
   taskQueues: TaskQueues;
   /** Hosts, IPs or CIDR ranges exempt from the internal-address block. Unsafe outside tests. */

@@ -43,6 +43,8 @@ export const TEMPORAL_DATABASES = [
   { name: 'temporal', schema: 'postgresql/v12/temporal' },
   { name: 'temporal_visibility', schema: 'postgresql/v12/visibility' },
 ] as const;
+/** The service's own database (organizations, keys, credits) on the same PostgreSQL server. */
+export const SERVICE_DATABASE = 'webloom';
 /** The PostgreSQL role Temporal connects as (the instance's superuser, since the instance is Temporal's alone). */
 export const POSTGRES_USER = 'temporal';
 /**
@@ -263,6 +265,8 @@ export function clusterTopology(settings: ClusterSettings): ClusterTopology {
     REDIS_URL: `redis://${host}:${ports.redis}`,
     PAYLOAD_KEYS: settings.payloadKeys,
   };
+  // The API's alone: workers never touch organizations or credits.
+  const databaseUrl = `postgresql://${POSTGRES_USER}:${encodeURIComponent(settings.postgresPassword)}@${host}:${ports.postgres}/${SERVICE_DATABASE}`;
   const workers = clusterWorkers(settings.modelConfigured);
   if (ports.workerMetrics.length !== workers.length)
     throw new Error(`${workers.length} worker processes need as many metrics ports, not ${ports.workerMetrics.length}`);
@@ -358,7 +362,7 @@ export function clusterTopology(settings: ClusterSettings): ClusterTopology {
       name: `api-${i + 1}`,
       kind: 'api',
       command: [binaries.node, path.join(settings.distDir, 'api', 'main.js')],
-      env: { ...appEnv, HOST: host, PORT: String(port) },
+      env: { ...appEnv, DATABASE_URL: databaseUrl, HOST: host, PORT: String(port) },
       ports: { http: port },
       dependsOn: ['temporal', 'redis'],
       files: [],
@@ -403,6 +407,13 @@ function setupSteps(settings: ClusterSettings): SetupStep[] {
   ];
   return [
     ...schema,
+    {
+      // Tables come from the service's own migrations, which each API replica runs at start.
+      name: `create database ${SERVICE_DATABASE}`,
+      after: 'postgres',
+      command: [binaries.temporalSqlTool, '--db', SERVICE_DATABASE, 'create-database'],
+      env: sqlEnv,
+    },
     {
       name: `create namespace ${settings.namespace}`,
       after: 'temporal',

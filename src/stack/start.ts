@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { PAYLOAD_KEYS_VARIABLE, type Config } from '../config';
 import { modelProblem } from '../operations/availability';
+import { embeddedStoreUrl, startEmbeddedStore } from '../billing/embeddedStore';
 import { spawnChild, waitUntil } from './children';
 import { startDevServer } from './devServer';
 import { refuseTakenPorts, type WantedPort } from './ports';
@@ -27,6 +28,9 @@ async function startStack(config: Config, supervisor: Supervisor): Promise<void>
   env.CODEC_SECRET = config.codec.secret ?? (await keptSecret(config.dataDir, 'codec-secret', 'wl_codec_'));
   if (!config.codec.keys) env[PAYLOAD_KEYS_VARIABLE] = await keptPayloadKeys(config.dataDir);
   env.TEMPORAL_ADDRESS = `127.0.0.1:${config.embedded.temporalPort}`;
+  // Organizations, keys and credits: the embedded store unless DATABASE_URL names a PostgreSQL.
+  const storeDir = path.join(config.dataDir, 'store');
+  if (!config.billing.databaseUrl) env.DATABASE_URL = embeddedStoreUrl(storeDir);
   const metricsPort = (index: number) => workerMetricsPort(config.metrics.workerPort, index);
   const workers = workerProcesses(
     path.join(__dirname, '..', 'workers', 'main.js'),
@@ -56,6 +60,7 @@ async function startStack(config: Config, supervisor: Supervisor): Promise<void>
     namespace: config.temporal.namespace,
     uiCodecEndpoint: `http://localhost:${config.port}/codec/${env.CODEC_SECRET}`,
   };
+  if (!config.billing.databaseUrl) await supervisor.add('store', () => startEmbeddedStore(storeDir));
   // Restarted on the same port with the same database, so runs in progress carry on.
   await supervisor.add('temporal', () => startDevServer(devServer));
   for (const worker of workers) await supervisor.add(worker.name, async () => worker.spawn());

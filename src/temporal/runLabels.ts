@@ -1,5 +1,5 @@
 import type { SearchAttributePair } from '@temporalio/common';
-import { OPERATION, ORGANIZATION, URL_HOST } from './searchAttributes';
+import { CREDITS, OPERATION, ORGANIZATION, URL_HOST } from './searchAttributes';
 
 /**
  * How a run is labelled where people look for it (the Temporal Web UI, `temporal workflow
@@ -7,20 +7,22 @@ import { OPERATION, ORGANIZATION, URL_HOST } from './searchAttributes';
  * started again by `npm run retry` is labelled like one the API started.
  */
 export interface RunLabels {
-  memo: { organization: string; operation: string; url?: string };
+  memo: { organization: string; operation: string; url?: string; credits?: number };
   staticSummary: string;
   typedSearchAttributes: SearchAttributePair[];
 }
 
-export function runLabels(organization: string, operation: string, url?: string): RunLabels {
+/** `credits`: what the run was charged, so an operator finds a charge from the Web UI. */
+export function runLabels(organization: string, operation: string, url?: string, credits?: number): RunLabels {
   const host = url === undefined ? undefined : hostOf(url);
   return {
-    memo: { organization, operation, ...(url ? { url } : {}) },
+    memo: { organization, operation, ...(url ? { url } : {}), ...(credits === undefined ? {} : { credits }) },
     staticSummary: url ? `${operation} ${url}` : operation,
     typedSearchAttributes: [
       { key: ORGANIZATION, value: organization },
       { key: OPERATION, value: operation },
       ...(host ? [{ key: URL_HOST, value: host }] : []),
+      ...(credits === undefined ? [] : [{ key: CREDITS, value: credits }]),
     ],
   };
 }

@@ -18,8 +18,11 @@ export const OUTCOME = defineSearchAttributeKey('outcome', SearchAttributeType.K
 /** Why a failed run failed: the failure's code (`fetch_failed`, `generation_failed`, ...). */
 export const ERROR_CODE = defineSearchAttributeKey('errorCode', SearchAttributeType.KEYWORD);
 
+/** Credits the run was charged when it started (unset when billing is off); a refund is in the ledger. */
+export const CREDITS = defineSearchAttributeKey('credits', SearchAttributeType.INT);
+
 /** Every attribute the service sets, for registering them in a namespace. */
-export const SEARCH_ATTRIBUTES = [ORGANIZATION, OPERATION, URL_HOST, OUTCOME, ERROR_CODE] as const;
+export const SEARCH_ATTRIBUTES = [ORGANIZATION, OPERATION, URL_HOST, OUTCOME, ERROR_CODE, CREDITS] as const;
 
 export type Outcome = 'completed' | 'failed' | 'cancelled';
 

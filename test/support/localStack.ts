@@ -2,6 +2,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { embeddedStoreUrl, startEmbeddedStore } from '../../src/billing/embeddedStore';
 import { loadConfig, PAYLOAD_KEYS_VARIABLE } from '../../src/config';
 import { spawnChild, waitUntil, type Child } from '../../src/stack/children';
 import { startCluster } from '../../src/stack/cluster';
@@ -127,7 +128,7 @@ export async function startStack(
     geoProxyPort,
     modelUrl: model.baseUrl.replace(/\/v1$/, ''),
   };
-  const started = await (topology === 'cluster' ? startClusterStack : startDevStack)(env, logTo).catch(
+  const started = await (topology === 'cluster' ? startClusterStack : startDevStack)(env, logTo, logDir).catch(
     async (err: unknown) => {
       await stopModel();
       throw err;
@@ -153,6 +154,7 @@ type Started = Pick<Stack, 'apiUrls' | 'temporalAddress' | 'env' | 'pids' | 'clo
 async function startDevStack(
   baseEnv: NodeJS.ProcessEnv,
   logTo: (name: string) => (line: string) => void,
+  logDir: string,
 ): Promise<Started> {
   const root = projectRoot();
   const cli = await findTemporalCli(process.env.TEMPORAL_CLI_PATH, (line) => console.log(line));
@@ -166,7 +168,18 @@ async function startDevStack(
     children.push(
       await startDevServer({ cliPath: cli, port: temporalPort, namespace: 'default', output: logTo('temporal') }),
     );
-    const env: NodeJS.ProcessEnv = { ...baseEnv, TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`, PORT: String(apiPort) };
+    // As `npm start` does: the embedded store, unless the caller names a PostgreSQL.
+    const storeDir = path.join(logDir, 'store');
+    if (!baseEnv.DATABASE_URL)
+      children.push(
+        await startEmbeddedStore(storeDir, { onLine: logTo('store'), script: path.join(root, 'dist/src/billing') }),
+      );
+    const env: NodeJS.ProcessEnv = {
+      DATABASE_URL: embeddedStoreUrl(storeDir),
+      ...baseEnv,
+      TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
+      PORT: String(apiPort),
+    };
     const workers = workerProcesses(path.join(root, 'dist/src/workers/main.js'), true, (roles) => ({
       env,
       onLine: logTo(`worker-${roles.split(',')[0]}`),

@@ -77,7 +77,7 @@ describe('cluster topology', () => {
     expect(services.filter((service) => service.role === 'model')).toEqual([]);
   });
 
-  it('points every API and worker at the frontend, the namespace and the shared cache, with the same payload keys', () => {
+  it('points every API and worker at the frontend, the namespace, the shared cache and the service database, with the same payload keys', () => {
     const { services, appEnv } = clusterTopology(settings());
     expect(appEnv).toEqual({
       TEMPORAL_ADDRESS: '127.0.0.1:17233',
@@ -87,6 +87,8 @@ describe('cluster topology', () => {
     });
     for (const service of services.filter((s) => s.kind === 'api' || s.kind === 'worker'))
       expect(service.env).toMatchObject(appEnv);
+    for (const api of services.filter((s) => s.kind === 'api'))
+      expect(api.env.DATABASE_URL).toBe('postgresql://temporal:pg-password@127.0.0.1:15432/webloom');
   });
 
   it('keeps history and visibility in PostgreSQL with the latency settings in the dynamic config', () => {
@@ -111,7 +113,7 @@ describe('cluster topology', () => {
     });
   });
 
-  it('sets up both databases before the server and the namespace once it is up', () => {
+  it('sets up both databases and the service database before the server, and the namespace once it is up', () => {
     const { setup } = clusterTopology(settings());
     expect(setup.filter((step) => step.after === 'postgres').map((step) => step.command.slice(1).join(' '))).toEqual([
       '--db temporal create-database',
@@ -120,6 +122,7 @@ describe('cluster topology', () => {
       '--db temporal_visibility create-database',
       '--db temporal_visibility setup-schema -v 0.0',
       '--db temporal_visibility update-schema --schema-name postgresql/v12/visibility',
+      '--db webloom create-database',
     ]);
     const namespace = setup.find((step) => step.after === 'temporal');
     expect(namespace?.command).toEqual(expect.arrayContaining(['namespace', 'create', '--namespace', 'default']));

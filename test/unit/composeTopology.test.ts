@@ -116,7 +116,8 @@ describe('docker-compose.yml and the cluster topology', () => {
     const job = services['temporal-schema']!;
     const lines = script(job);
     const steps = topology.setup.filter((step) => step.after === 'postgres');
-    expect(steps.length).toBe(TEMPORAL_DATABASES.length * 3);
+    // Three per Temporal database, and the service's own database.
+    expect(steps.length).toBe(TEMPORAL_DATABASES.length * 3 + 1);
     for (const step of steps) {
       const line = ['temporal-sql-tool', ...step.command.slice(1)].join(' ');
       expect({ step: step.name, present: lines.includes(line) }).toEqual({ step: step.name, present: true });

@@ -43,13 +43,14 @@ describe('Dockerfile', () => {
     expect(image).toMatch(/^node:20\.\d+\.\d+-bookworm-slim$/);
   });
 
-  it('ships production dependencies only, and of the build only dist/src', () => {
+  it('ships production dependencies only, of the build only dist/src, and the store migrations', () => {
     const copies = dockerfile.getCOPYs().filter((copy) => runtime.includes(copy));
     const fromStages = copies.map((copy) => [copy.getFromFlag()?.getValue(), copy.getArguments()[0]!.getValue()]);
     expect(fromStages).toEqual([
       ['dependencies', '/app/node_modules'],
       ['build', '/app/dist/src'],
       [undefined, 'package.json'],
+      [undefined, 'migrations'],
     ]);
     const dependencies = instructions.filter(
       (i) =>
@@ -73,6 +74,7 @@ describe('Dockerfile', () => {
       );
     expect(sources.sort()).toEqual(
       [
+        'migrations',
         'package-lock.json',
         'package-lock.json',
         'package.json',
@@ -94,6 +96,7 @@ describe('Dockerfile', () => {
     // Everything is excluded first; only the listed paths come back.
     expect(lines[0]).toBe('*');
     expect(lines.slice(1).sort()).toEqual([
+      '!migrations/',
       '!package-lock.json',
       '!package.json',
       '!src/',

@@ -1,5 +1,6 @@
 import type { RouterMiddleware } from '@koa/router';
 import { ServiceError } from '../../errors';
+import type { Billing } from '../../billing/billing';
 import { bearerToken, KeyRing } from '../keyRing';
 import { identify, type ApiState } from '../state';
 
@@ -10,15 +11,17 @@ import { identify, type ApiState } from '../state';
  * the token of its OIDC login when it has one, which this service cannot check. The request
  * log leaves the secret out.
  */
-export function codecAuth(keys: ReadonlyMap<string, string>, secret: string | undefined): RouterMiddleware<ApiState> {
-  const organizations = new KeyRing(keys);
+export function codecAuth(
+  keys: Pick<Billing, 'organizationOf'>,
+  secret: string | undefined,
+): RouterMiddleware<ApiState> {
   const secrets = new KeyRing<true>(secret ? [[secret, true]] : []);
   return async (ctx, next) => {
     const pathSecret = ctx.params.secret;
     if (pathSecret !== undefined) {
       if (!secrets.find(pathSecret)) throw new ServiceError('unauthorized');
     } else {
-      const organization = organizations.find(bearerToken(ctx.get('authorization')));
+      const organization = await keys.organizationOf(bearerToken(ctx.get('authorization')));
       if (!organization) throw new ServiceError('unauthorized');
       identify(ctx.state, { organization });
     }

@@ -4,9 +4,7 @@ import { ERRORS, type ErrorCode } from '../../errors';
 const MEANINGS: Record<number, string> = {
   400: 'The request is not valid: the body is not a JSON object, or a field is missing or wrong. The message names the problem.',
   401: 'Missing or unknown API key.',
-  402:
-    'Out of credits (spec §7.1). This service keeps no credits and never sends it; it is listed for clients ' +
-    'written against the interface.',
+  402: "Out of credits (spec §7.1): the organization's balance does not cover the operation's price. No run is started.",
   404: 'No such resource for this organization.',
   408:
     'The request did not arrive in time (`HEADERS_TIMEOUT_MS`, `REQUEST_RECEIVE_TIMEOUT_MS`); the connection is ' +

@@ -12,6 +12,7 @@ import {
   ServicePayloadCodec,
   UndecryptablePayloadError,
 } from '../../temporal/payloadCodec';
+import type { Billing } from '../../billing/billing';
 import { codecAuth } from '../middleware/codecAuth';
 import type { ApiState } from '../state';
 
@@ -102,7 +103,7 @@ function encodeRoute(keys: PayloadKeys): Middleware<ApiState> {
   };
 }
 
-export function codecRouter(keys: ReadonlyMap<string, string>, settings: CodecSettings): Router<ApiState> {
+export function codecRouter(keys: Pick<Billing, 'organizationOf'>, settings: CodecSettings): Router<ApiState> {
   const router = new Router<ApiState>({ prefix: '/codec' });
   const auth = codecAuth(keys, settings.secret);
   const payloadKeys = requirePayloadKeys(settings);

@@ -35,6 +35,7 @@ export function extractMarkdownRoute(deps: ApiDeps): Middleware<ApiState> {
     const key = markdownCacheKey(request, cachePartition(deps.config.cache.scope, ctx.state.organization!));
     const cached = request.nocache ? undefined : await deps.cache?.get(key);
     if (cached) {
+      await deps.billing.chargeCacheHit(ctx.state.organization!);
       if (!global) ctx.set('x-cache', 'hit');
       ctx.body = render(request, cached.markdown, cached.metadata);
       return;

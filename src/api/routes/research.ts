@@ -45,6 +45,7 @@ export function researchRoute(deps: ApiDeps): Middleware<ApiState> {
     await deps.streamWorkflow(ctx, 'research', research, {
       args: [researchInput(deps.config, request, ctx.state.organization!)],
       timeout: RESEARCH_DEADLINE_MS[request.mode],
+      priced: `research-${request.mode}`,
     });
   };
 }

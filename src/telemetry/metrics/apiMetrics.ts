@@ -8,6 +8,8 @@ export interface ApiMetrics {
   requestSeconds: Histogram<'method' | 'route' | 'status'>;
   runsStarted: Counter<'operation'>;
   cacheLookups: CacheLookups;
+  creditsCharged: Counter<'operation'>;
+  creditsRefunded: Counter<'operation'>;
 }
 
 /** Seconds: a cache hit takes milliseconds, a JSON extraction with a slow model minutes. */
@@ -47,5 +49,17 @@ export function createApiMetrics(openStreams: () => number): ApiMetrics {
       registers: [registry],
     }),
     cacheLookups: cacheLookups(registry),
+    creditsCharged: new Counter({
+      name: 'webloom_credits_charged_total',
+      help: 'Credits charged, by what was priced (extract-markdown, research-fast, cache-hit...)',
+      labelNames: ['operation'],
+      registers: [registry],
+    }),
+    creditsRefunded: new Counter({
+      name: 'webloom_credits_refunded_total',
+      help: 'Credits given back for runs that failed through our fault, by what was priced',
+      labelNames: ['operation'],
+      registers: [registry],
+    }),
   };
 }

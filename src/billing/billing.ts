@@ -1,0 +1,168 @@
+import type { Client } from '@temporalio/client';
+import type { Counter } from 'prom-client';
+import { ulid } from 'ulid';
+import type { BillingSettings, PricedOperation } from '../config';
+import { ServiceError } from '../errors';
+import type { Logger } from '../telemetry/logger';
+import { KeyRing } from '../api/keyRing';
+import { runSettlement } from './settlement';
+import type { Store } from './store';
+
+/**
+ * What the API asks of billing: who a key belongs to, a charge before a run starts, and the
+ * settlement (refund or not) once it has ended. With a store, every replica shares keys and
+ * balances; without one (no DATABASE_URL) keys come from API_KEYS and nothing is charged.
+ */
+export interface Billing {
+  /** The organization of a presented key, or undefined for an unknown, revoked or missing one. */
+  organizationOf(key: string | undefined): Promise<string | undefined>;
+  /**
+   * Charges a run before it starts; 402 when the balance does not cover it. Returns the credits
+   * charged, for the run's memo (undefined when billing is off).
+   */
+  chargeRun(
+    organization: string,
+    workflowId: string,
+    priced: PricedOperation,
+    timeoutMs: number,
+  ): Promise<number | undefined>;
+  /** Charges an answer from the cache, which starts no run. */
+  chargeCacheHit(organization: string): Promise<void>;
+  /** Settles a run's charge if the run has ended; later calls, anywhere, do nothing. */
+  settle(workflowId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface CreditCounters {
+  charged: Counter<'operation'>;
+  refunded: Counter<'operation'>;
+}
+
+/** Keys from API_KEYS, in memory; nothing charged. */
+export function unbilled(keys: ReadonlyMap<string, string>): Billing {
+  const ring = new KeyRing(keys);
+  return {
+    organizationOf: async (key) => ring.find(key),
+    chargeRun: async () => undefined,
+    chargeCacheHit: async () => undefined,
+    settle: async () => undefined,
+    close: async () => undefined,
+  };
+}
+
+/** A run's charge is looked at this long after it was made, at the earliest, by the sweep. */
+const SETTLE_DELAY_MS = 1000;
+
+/** How long past its deadline a charge with no run waits before it is refunded: clocks differ. */
+const MISSING_RUN_GRACE_MS = 60_000;
+
+/** Lookups a process remembers at most, so a flood of distinct keys cannot grow it without bound. */
+const KEY_CACHE_ENTRIES = 10_000;
+
+export class StoreBilling implements Billing {
+  private readonly known = new Map<string, { organization: string; until: number }>();
+  private readonly sweeper: NodeJS.Timeout;
+  private sweeping = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly settings: BillingSettings,
+    private readonly client: Client,
+    private readonly counters: CreditCounters,
+    private readonly logger: Logger,
+  ) {
+    this.sweeper = setInterval(() => void this.sweep(), settings.settleIntervalMs);
+    this.sweeper.unref();
+  }
+
+  /** Remembered for KEY_CACHE_MS at most, so a revoked key is refused on every replica within it. */
+  async organizationOf(key: string | undefined): Promise<string | undefined> {
+    if (!key || key.length > 200) return undefined;
+    const now = Date.now();
+    const known = this.known.get(key);
+    if (known && known.until > now) return known.organization;
+    this.known.delete(key);
+    const found = await this.store.findKey(key);
+    if (!found) return undefined;
+    if (this.known.size >= KEY_CACHE_ENTRIES) this.known.delete(this.known.keys().next().value!);
+    this.known.set(key, { organization: found.organization, until: now + this.settings.keyCacheMs });
+    return found.organization;
+  }
+
+  async chargeRun(
+    organization: string,
+    workflowId: string,
+    priced: PricedOperation,
+    timeoutMs: number,
+  ): Promise<number> {
+    const amount = this.settings.prices[priced];
+    await this.charge({
+      organization,
+      runKey: workflowId,
+      operation: priced,
+      amount,
+      expiresAt: new Date(Date.now() + timeoutMs),
+    });
+    return amount;
+  }
+
+  async chargeCacheHit(organization: string): Promise<void> {
+    await this.charge({
+      organization,
+      // Nothing can go wrong after a hit, so there is nothing to settle: a key of its own per answer.
+      runKey: `${organization}/cache-hit/${ulid()}`,
+      operation: 'cache-hit',
+      amount: this.settings.cacheHitPrice,
+      expiresAt: new Date(),
+      settled: true,
+    });
+  }
+
+  private async charge(charge: Parameters<Store['charge']>[0]): Promise<void> {
+    const result = await this.store.charge(charge);
+    if (result === 'insufficient')
+      throw new ServiceError('insufficient_credits', `${charge.organization} cannot pay ${charge.amount} credits`);
+    if (result === 'charged') this.counters.charged.inc({ operation: charge.operation }, charge.amount);
+  }
+
+  async settle(workflowId: string, expiresAt?: Date): Promise<void> {
+    const run = await runSettlement(this.client, workflowId);
+    if (run.state === 'running') return this.store.checked(workflowId);
+    if (run.state === 'missing') {
+      if (!expiresAt || Date.now() < expiresAt.getTime() + MISSING_RUN_GRACE_MS) return this.store.checked(workflowId);
+      await this.record(workflowId, true, 'refunded: the run never started');
+      return;
+    }
+    await this.record(workflowId, run.refund, run.note);
+  }
+
+  private async record(workflowId: string, refund: boolean, note: string): Promise<void> {
+    const settled = await this.store.settle(workflowId, refund, note);
+    if (settled && settled.refunded > 0) {
+      this.counters.refunded.inc({ operation: settled.operation }, settled.refunded);
+      this.logger.info({ workflowId, credits: settled.refunded, note }, 'credits refunded');
+    }
+  }
+
+  /**
+   * Settles the charges of runs that ended: streamed runs, and those whose API process went away
+   * before their end. Every replica sweeps; the store settles each charge once.
+   */
+  private async sweep(): Promise<void> {
+    if (this.sweeping) return;
+    this.sweeping = true;
+    try {
+      for (const { runKey, expiresAt } of await this.store.unsettled(new Date(Date.now() - SETTLE_DELAY_MS)))
+        await this.settle(runKey, expiresAt);
+    } catch (err) {
+      this.logger.warn({ err }, 'settling charges failed; trying again later');
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    await this.store.close();
+  }
+}

@@ -1,0 +1,144 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { KEY_PREFIX } from '../../src/billing/apiKeys';
+import { embeddedStoreUrl, startEmbeddedStore } from '../../src/billing/embeddedStore';
+import { Store } from '../../src/billing/store';
+import type { Child } from '../../src/stack/children';
+import { projectRoot } from '../support/localStack';
+import { startPostgresServer } from '../support/postgresServer';
+
+/**
+ * The store on both of its backends: a PostgreSQL server of its own, and the embedded PGlite
+ * process `npm start` runs, reached over the same protocol by the same code.
+ */
+
+interface Backend {
+  url: string;
+  /** Stops the server and starts it again on the same data. */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function postgresBackend(): Promise<Backend> {
+  const server = await startPostgresServer();
+  return { url: server.url, restart: async () => undefined, stop: server.stop };
+}
+
+async function embeddedBackend(): Promise<Backend> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'webloom-store-'));
+  const distDir = path.join(projectRoot(), 'dist', 'src', 'billing');
+  const start = () => startEmbeddedStore(dir, { onLine: () => undefined, script: distDir });
+  let child: Child = await start();
+  return {
+    url: embeddedStoreUrl(dir),
+    // Killed, as a crash would: nothing it would do on its way out is done.
+    restart: async () => {
+      child.process.kill('SIGKILL');
+      await child.exited;
+      child = await start();
+    },
+    stop: async () => {
+      await child.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+describe.each([
+  ['PostgreSQL', postgresBackend],
+  ['the embedded store', embeddedBackend],
+])('the store on %s', (_, startBackend) => {
+  let backend: Backend;
+  let store: Store;
+
+  beforeAll(async () => {
+    backend = await startBackend();
+    // Two processes starting at once both migrate: the second finds the work done.
+    const [first, second] = await Promise.all([Store.open(backend.url), Store.open(backend.url)]);
+    await second!.close();
+    store = first!;
+  }, 180_000);
+
+  afterAll(async () => {
+    await store?.close();
+    await backend?.stop();
+  });
+
+  it('creates the organizations and keys of API_KEYS once, with the opening balance', async () => {
+    const keys = new Map([['bootstrap-key-0123456789', 'boot-org']]);
+    await store.bootstrap(keys, 500);
+    await store.bootstrap(keys, 500);
+    expect((await store.organization('boot-org')).balance).toBe(500);
+    expect(await store.findKey('bootstrap-key-0123456789')).toEqual({
+      organization: 'boot-org',
+      keyId: expect.stringMatching(/^key_/),
+    });
+    expect((await store.ledger('boot-org')).filter((entry) => entry.kind === 'grant')).toHaveLength(1);
+  });
+
+  it('keeps keys hashed, shows a new one once, and refuses it once revoked', async () => {
+    await store.createOrganization('keys-org');
+    const created = await store.createKey('keys-org');
+    expect(created.key.startsWith(KEY_PREFIX)).toBe(true);
+    const { rows } = await store.pool.query('SELECT * FROM api_keys WHERE id = $1', [created.id]);
+    expect(JSON.stringify(rows)).not.toContain(created.key);
+    expect(JSON.stringify(await store.keys('keys-org'))).not.toContain(created.key);
+    expect(await store.findKey(created.key)).toEqual({ organization: 'keys-org', keyId: created.id });
+    await store.revokeKey(created.id);
+    expect(await store.findKey(created.key)).toBeUndefined();
+  });
+
+  it('lets 100 concurrent charges against a balance worth 10 take exactly 10, down to zero', async () => {
+    await store.createOrganization('race-org');
+    await store.grant('race-org', 100);
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        store.charge({
+          organization: 'race-org',
+          runKey: `race-org/extract-markdown/${i}`,
+          operation: 'extract-markdown',
+          amount: 10,
+          expiresAt: new Date(Date.now() + 60_000),
+        }),
+      ),
+    );
+    expect(results.filter((result) => result === 'charged')).toHaveLength(10);
+    expect(results.filter((result) => result === 'insufficient')).toHaveLength(90);
+    expect((await store.organization('race-org')).balance).toBe(0);
+  });
+
+  it('charges a run once and refunds it once', async () => {
+    await store.createOrganization('once-org');
+    await store.grant('once-org', 100);
+    const charge = {
+      organization: 'once-org',
+      runKey: 'once-org/extract-json/1',
+      operation: 'extract-json',
+      amount: 50,
+      expiresAt: new Date(Date.now() + 60_000),
+    };
+    const results = await Promise.all([store.charge(charge), store.charge(charge), store.charge(charge)]);
+    expect(results.sort()).toEqual(['already_charged', 'already_charged', 'charged']);
+    expect((await store.organization('once-org')).balance).toBe(50);
+    const settled = await Promise.all([
+      store.settle(charge.runKey, true, 'failed: fetch_failed'),
+      store.settle(charge.runKey, true, 'failed: fetch_failed'),
+    ]);
+    expect(settled.filter(Boolean)).toEqual([{ organization: 'once-org', operation: 'extract-json', refunded: 50 }]);
+    expect((await store.organization('once-org')).balance).toBe(100);
+    expect((await store.ledger('once-org')).map((entry) => [entry.kind, entry.amount])).toEqual([
+      ['refund', 50],
+      ['charge', -50],
+      ['grant', 100],
+    ]);
+  });
+
+  it('keeps everything across a crash and restart of the store', async () => {
+    await store.close();
+    await backend.restart();
+    store = await Store.open(backend.url);
+    expect((await store.organization('once-org')).balance).toBe(100);
+    expect(await store.findKey('bootstrap-key-0123456789')).toBeDefined();
+  }, 120_000);
+});
