@@ -170,6 +170,7 @@ describe('at a real model pace', () => {
         events.push(event.event);
         if (event.event === 'interactive:form_data:request') {
           const refOf = (label: string) => event.data.fields.find((field) => field.label === label)!.ref;
+          // A person taking their time over the form is the pace under test.
           await new Promise((resolve) => setTimeout(resolve, INPUT_WAIT_S * 1000));
           answered = (
             await npm.agent.automateInput(event.data.requestId, {

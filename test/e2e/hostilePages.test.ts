@@ -4,6 +4,7 @@ import { loadConfig } from '../../src/config';
 import { readSettings } from '../../src/workers/readSettings';
 import { post, type ApiResponse } from '../support/api';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
+import { eventually } from '../support/eventually';
 
 /**
  * Pages built to make reading them cost without end. Whatever a page does, it costs a bounded
@@ -85,7 +86,10 @@ async function readAlongside(
 ): Promise<{ hostile: { result: ApiResponse; ms: number }; ordinary: number[] }> {
   const served = fixtures.hits.get(path) ?? 0;
   const hostile = timed(() => extract(path, effort));
-  while ((fixtures.hits.get(path) ?? 0) === served) await new Promise((resolve) => setTimeout(resolve, 20));
+  await eventually(() => (fixtures.hits.get(path) ?? 0) > served, {
+    what: `${path} to be asked for`,
+    timeoutMs: 30_000,
+  });
   const ordinary: number[] = [];
   for (let i = 0; i < 3; i++) {
     const { result, ms } = await timed(() => extract('/article', 'min'));

@@ -10,13 +10,14 @@ import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/telemetry/logger';
 import { testDataConverter as dataConverter } from '../support/payloadKeys';
 import { spawnChild, waitUntil, type Child } from '../../src/stack/children';
-import { freePort } from '../../src/stack/devServer';
 import { apiKey, apiUrl, post } from '../support/api';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 import type { StandInScript } from '../support/modelStandIn';
 import { SLOW_PATH, startResearchCorpus } from '../support/researchCorpus';
 import { startSearchStandIn } from '../support/searchStandIn';
+import { startSecondApi } from '../support/secondApi';
 import { SseStream } from '../support/sseClient';
+import { eventually } from '../support/eventually';
 
 /**
  * What an operator sees of the stack: its log lines, each naming the organization and run it
@@ -73,12 +74,13 @@ async function logLines(file: string): Promise<LogLine[]> {
 
 /** The lines of a log file that match, once there are any (the processes write them a little later). */
 async function linesOf(file: string, match: (line: LogLine) => boolean): Promise<LogLine[]> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const lines = (await logLines(file)).filter(match);
-    if (lines.length > 0 || Date.now() > deadline) return lines;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  return eventually(
+    async () => {
+      const lines = (await logLines(file)).filter(match);
+      return lines.length > 0 && lines;
+    },
+    { what: `matching lines in ${file}`, timeoutMs: 10_000, intervalMs: 200 },
+  );
 }
 
 describe('logs', () => {
@@ -292,15 +294,6 @@ function spawnProcess(name: string, script: string, args: string[], changes: Nod
   return child;
 }
 
-/** Waits until `condition` holds, polling. */
-async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 const json = (value: unknown): string => JSON.stringify(value);
 
 /** A research run whose answers are all scripted, so it completes whatever the pages say. */
@@ -343,19 +336,26 @@ describe('graceful shutdown', () => {
   test('an API told to stop refuses new connections, finishes requests in flight, and ends event streams where the client resumes on another API', async () => {
     const corpus = await startResearchCorpus();
     const search = await startSearchStandIn(corpus);
-    const port = await freePort();
     const changes = {
-      PORT: String(port),
       TASK_QUEUE_PREFIX: 'observe-drain',
       SEARXNG_URL: search.baseUrl,
       CACHE_DIR: path.join(LOGS, 'observe-drain-cache'),
       SHUTDOWN_GRACE_MS: '20000',
     };
-    const api = spawnProcess('drain-api', 'api/main.js', [], changes);
     const worker = spawnProcess('drain-worker', 'workers/main.js', ['workflow,model,fetch,browser'], changes);
-    const at = `http://127.0.0.1:${port}`;
+    const drainLog = createWriteStream(path.join(LOGS, 'observe-drain-api.log'));
+    const started = await startSecondApi('observe drain-api', {
+      env: { ...stackEnv(), ...changes },
+      onLine: (line) => drainLog.write(`${line}\n`),
+      ready: async (root) => (await fetch(`${root}/ready`)).status === 200,
+    }).catch(async (err: unknown) => {
+      await worker.stop();
+      throw err;
+    });
+    const api = started.child;
+    void api.exited.then(() => drainLog.end());
+    const at = started.root;
     try {
-      await waitUntil('the API to be ready', api, async () => (await fetch(`${at}/ready`)).status === 200, 60_000);
       await fetch(`${process.env.TEST_MODEL_URL}/__control/script`, { method: 'POST', body: json(RESEARCH_SCRIPT) });
       // The query names a page that takes seconds to load: the run is still reading it when the API stops.
       const stream = await SseStream.open(`${at}/v1/research`, {
@@ -371,7 +371,7 @@ describe('graceful shutdown', () => {
         headers: { authorization: `Bearer ${apiKey()}`, 'content-type': 'application/json' },
         body: json({ url: fixtures.url('/slow'), nocache: true }),
       });
-      await until(() => slowHits > hits, 10_000);
+      await eventually(() => slowHits > hits, { what: 'the slow page to be asked for', timeoutMs: 10_000 });
 
       const stopping = Date.now();
       api.process.kill('SIGTERM');
@@ -425,7 +425,7 @@ describe('graceful shutdown', () => {
         body: json({ url: fixtures.url('/slow'), nocache: true }),
         signal: AbortSignal.timeout(30_000),
       });
-      await until(() => slowHits > hits, 10_000);
+      await eventually(() => slowHits > hits, { what: 'the slow page to be asked for', timeoutMs: 10_000 });
       const stopping = Date.now();
       fetcher.process.kill('SIGTERM');
       const res = await answer;

@@ -15,6 +15,7 @@ import { startResearchStack, type ResearchStack } from '../support/researchStack
 import { sdkEventChecker } from '../support/sdkEventSchemas';
 import type { SearchStandIn } from '../support/searchStandIn';
 import { SseStream, type SseMessage } from '../support/sseClient';
+import { eventually } from '../support/eventually';
 
 /**
  * POST /v1/research end to end: its own API and worker processes (test/support/researchStack.ts)
@@ -360,9 +361,11 @@ describe('POST /v1/research', () => {
       mode: 'balanced',
       nocache: true,
     });
-    while ((corpus.hits.get(SLOW_PATH) ?? 0) === slowHits) await new Promise((resolve) => setTimeout(resolve, 20));
-    // The slow page is on its way; the other pages have long been read and analyzed.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Killed while the slow page (SLOW_MS) is on its way: what the worker had recorded must not be done again.
+    await eventually(() => (corpus.hits.get(SLOW_PATH) ?? 0) > slowHits, {
+      what: 'the slow page to be asked for',
+      timeoutMs: 60_000,
+    });
     stack.workers.get('workflow,model')!.process.kill('SIGKILL');
     stack.spawnWorker('workflow,model');
     await stream.finished;
@@ -392,9 +395,10 @@ describe('POST /v1/research', () => {
     );
     const before = new Map(corpus.hits);
     const stream = await start({ query: 'How is volcanic unrest in Iceland watched, quickly?', nocache: true });
-    while ((corpus.hits.get(SLOW_PATH) ?? 0) === (before.get(SLOW_PATH) ?? 0))
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await eventually(() => (corpus.hits.get(SLOW_PATH) ?? 0) > (before.get(SLOW_PATH) ?? 0), {
+      what: 'the slow page to be asked for',
+      timeoutMs: 60_000,
+    });
     stack.workers.get('workflow,model')!.process.kill('SIGKILL');
     stack.spawnWorker('workflow,model');
     await stream.finished;

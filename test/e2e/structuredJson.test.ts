@@ -1,10 +1,8 @@
-import path from 'node:path';
-import { spawnChild, waitUntil } from '../../src/stack/children';
-import { freePort } from '../../src/stack/devServer';
 import type { ScriptedReply } from '../support/modelStandIn';
 import { apiKey, call, post } from '../support/api';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 import { startResearchStack } from '../support/researchStack';
+import { startSecondApi, stackEnv } from '../support/secondApi';
 
 const PRODUCT = `<!doctype html><html><head><title>Harbour Lamp | Quay Shop</title>
 <link rel="icon" href="/favicon.png"></head><body>
@@ -405,21 +403,11 @@ describe('POST /generate/json', () => {
 
 describe('without a model configured', () => {
   it('answers 503 naming the setting, while Extract Markdown keeps working', async () => {
-    const env = JSON.parse(process.env.TEST_STACK_ENV ?? '{}') as NodeJS.ProcessEnv;
-    delete env.OPENAI_BASE_URL;
-    delete env.OPENAI_API_KEY;
-    delete env.OPENAI_MODEL;
-    const port = await freePort();
-    env.PORT = String(port);
-    const api = spawnChild(
-      'api-no-model',
-      process.execPath,
-      [path.resolve(__dirname, '..', '..', 'dist/src/api/main.js')],
-      { env, onLine: () => undefined },
-    );
+    const api = await startSecondApi('api-no-model', {
+      env: stackEnv({ OPENAI_BASE_URL: undefined, OPENAI_API_KEY: undefined, OPENAI_MODEL: undefined }),
+    });
     try {
-      const base = `http://127.0.0.1:${port}`;
-      await waitUntil('the second API', api, async () => (await fetch(`${base}/healthz`)).ok, 30_000);
+      const base = api.root;
       const headers = { authorization: `Bearer ${apiKey()}`, 'content-type': 'application/json' };
       for (const operation of ['/v1/extract/json', '/v1/generate/json']) {
         const res = await fetch(`${base}${operation}`, {
