@@ -28,9 +28,7 @@ const common = {
  * Left out on the production topology (npm run test:cluster), each for a reason of its own:
  * crashRecovery and launcher run `npm start` themselves; research runs its own API and workers and checks that
  * the shared stack has no search engine (the cluster has one, for clusterFailover); hostilePages
- * watches the dev stack's one page worker by its pid; effort's render-deadline test fails there
- * (the retried render on a second browser worker outlives its deadline), a defect of its own;
- * openapi, officialClient and clientPace check the 503 of a shared stack without a search engine, and
+ * watches the dev stack's one page worker by its pid; openapi, officialClient and clientPace check the 503 of a shared stack without a search engine, and
  * observability reads the dev stack's log files and counts its one API's requests.
  */
 const NOT_ON_CLUSTER = [
@@ -38,7 +36,6 @@ const NOT_ON_CLUSTER = [
   'launcher',
   'research',
   'hostilePages',
-  'effort',
   'openapi',
   'officialClient',
   'clientPace',
