@@ -14,6 +14,9 @@ export function stackEnv(changes: Record<string, string | undefined> = {}): Node
   return env;
 }
 
+/** The changes to `stackEnv` for an API without a search engine, whatever the shared stack has. */
+export const NO_SEARCH_ENGINE = { SEARXNG_URL: undefined, BRAVE_SEARCH_API_KEY: undefined, SEARCH_ENGINE: undefined };
+
 export interface SecondApi {
   /** Its root, `http://127.0.0.1:<port>`; the operations are under `/v1`. */
   root: string;
