@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -10,7 +10,8 @@ import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/telemetry/logger';
 import { testDataConverter as dataConverter } from '../support/payloadKeys';
 import { spawnChild, waitUntil, type Child } from '../../src/stack/children';
-import { apiKey, apiUrl, post } from '../support/api';
+import { apiKey, apiUrl, apiUrls, post } from '../support/api';
+import { testTopology } from '../support/localStack';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 import type { StandInScript } from '../support/modelStandIn';
 import { SLOW_PATH, startResearchCorpus } from '../support/researchCorpus';
@@ -28,8 +29,9 @@ import { eventually } from '../support/eventually';
 
 const LOGS = path.resolve(__dirname, '..', '..', 'data', 'test-logs');
 const DIST = path.resolve(__dirname, '..', '..', 'dist', 'src');
+/** One API replica, the same at every call: its metrics count only the requests it served. */
+const base = () => apiUrls()[0]!.replace(/\/v1$/, '');
 const stackEnv = () => JSON.parse(process.env.TEST_STACK_ENV ?? '{}') as NodeJS.ProcessEnv;
-const base = () => apiUrl().replace(/\/v1$/, '');
 
 const ARTICLE = `<html><head><title>Observed</title></head><body><article><h1>Observed</h1>
 <p>${'A page whose every step the logs and the metrics follow. '.repeat(6)}</p></article></body></html>`;
@@ -60,7 +62,22 @@ afterAll(async () => {
 
 type LogLine = Record<string, unknown>;
 
-async function logLines(file: string): Promise<LogLine[]> {
+/**
+ * The log files of the stack's processes of one kind: `api.log` on the dev stack, `api-1.log` and
+ * `api-2.log` for the cluster's replicas (and so for `worker-fetch`, `worker-workflow`...).
+ */
+async function logFiles(kind: string): Promise<string[]> {
+  const pattern = new RegExp(`^${kind}(-\\d+)?\\.log$`);
+  return (await readdir(LOGS)).filter((file) => pattern.test(file));
+}
+
+/** The JSON lines of the stack's processes of one kind, file after file. */
+async function logLines(kind: string): Promise<LogLine[]> {
+  const files = await logFiles(kind);
+  return (await Promise.all(files.map((file) => fileLines(file)))).flat();
+}
+
+async function fileLines(file: string): Promise<LogLine[]> {
   const text = await readFile(path.join(LOGS, file), 'utf8').catch(() => '');
   return text.split('\n').flatMap((line) => {
     try {
@@ -73,13 +90,13 @@ async function logLines(file: string): Promise<LogLine[]> {
 }
 
 /** The lines of a log file that match, once there are any (the processes write them a little later). */
-async function linesOf(file: string, match: (line: LogLine) => boolean): Promise<LogLine[]> {
+async function linesOf(kind: string, match: (line: LogLine) => boolean): Promise<LogLine[]> {
   return eventually(
     async () => {
-      const lines = (await logLines(file)).filter(match);
+      const lines = (await logLines(kind)).filter(match);
       return lines.length > 0 && lines;
     },
-    { what: `matching lines in ${file}`, timeoutMs: 10_000, intervalMs: 200 },
+    { what: `matching lines in the ${kind} logs`, timeoutMs: 10_000, intervalMs: 200 },
   );
 }
 
@@ -91,9 +108,9 @@ describe('logs', () => {
     expect(workflowId).toMatch(/^test-org\/extract-markdown\//);
     const ofRun = (line: LogLine) => line.workflowId === workflowId;
 
-    const api = await linesOf('api.log', (line) => ofRun(line) && line.msg === 'request');
-    const workflow = await linesOf('worker-workflow.log', ofRun);
-    const activity = await linesOf('worker-fetch.log', ofRun);
+    const api = await linesOf('api', (line) => ofRun(line) && line.msg === 'request');
+    const workflow = await linesOf('worker-workflow', ofRun);
+    const activity = await linesOf('worker-fetch', ofRun);
     expect(api).toHaveLength(1);
     const runId = api[0]!.runId;
     expect(runId).toMatch(/^[0-9a-f-]{36}$/);
@@ -130,20 +147,38 @@ async function scrape(url: string, token?: string): Promise<string> {
   return res.text();
 }
 
-/** Where a worker process of the stack serves its metrics: it picked a free port and logged it. */
-async function workerMetricsUrl(file: string): Promise<string> {
-  const lines = await linesOf(file, (line) => line.msg === 'metrics listening');
-  expect(lines.length).toBeGreaterThan(0);
-  return String(lines.at(-1)!.url);
+/**
+ * Where each worker process of one kind serves its metrics (one on the dev stack, each replica on
+ * the cluster): it picked a free port and logged it.
+ */
+async function workerMetricsUrls(kind: string): Promise<string[]> {
+  await linesOf(kind, (line) => line.msg === 'metrics listening');
+  const files = await logFiles(kind);
+  return Promise.all(
+    files.map(async (file) => {
+      const lines = (await fileLines(file)).filter((line) => line.msg === 'metrics listening');
+      expect({ file, listening: lines.length > 0 }).toEqual({ file, listening: true });
+      return String(lines.at(-1)!.url);
+    }),
+  );
+}
+
+/** Extract Markdown on that one replica. */
+async function extractThere(body: unknown): Promise<Response> {
+  return fetch(`${base()}/v1/extract/markdown`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey()}`, 'content-type': 'application/json' },
+    body: json(body),
+  });
 }
 
 describe('metrics', () => {
   test('the API counts requests by route and status, runs started and cache lookups', async () => {
     const before = await scrape(`${base()}/metrics`);
     const url = fixtures.url(`/article?metrics=${Date.now()}`);
-    expect((await post('/extract/markdown', { url })).headers.get('x-cache')).toBe('miss');
-    expect((await post('/extract/markdown', { url })).headers.get('x-cache')).toBe('hit');
-    expect((await post('/extract/markdown', { url: 'not a url' })).status).toBe(422);
+    expect((await extractThere({ url })).headers.get('x-cache')).toBe('miss');
+    expect((await extractThere({ url })).headers.get('x-cache')).toBe('hit');
+    expect((await extractThere({ url: 'not a url' })).status).toBe(422);
     const after = await scrape(`${base()}/metrics`);
     const grew = (name: string, labels: Record<string, string>) =>
       sample(after, name, labels) - sample(before, name, labels);
@@ -165,23 +200,26 @@ describe('metrics', () => {
   });
 
   test("a worker process serves its activity metrics and the Temporal SDK's on one port", async () => {
-    const metricsUrl = await workerMetricsUrl('worker-fetch.log');
-    const before = await scrape(metricsUrl);
+    // On the cluster either fetch replica may take the activity: their counts are summed.
+    const metricsUrls = await workerMetricsUrls('worker-fetch');
+    const scrapeAll = () => Promise.all(metricsUrls.map((url) => scrape(url)));
+    const fetched = { activity_type: 'fetchPage', result: 'completed' };
+    const executions = (texts: string[]) =>
+      texts.reduce((sum, text) => sum + sample(text, 'webloom_activity_executions_total', fetched), 0);
+    const before = await scrapeAll();
     const res = await post('/extract/markdown', { url: fixtures.url('/article'), effort: 'min', nocache: true });
     expect(res.status).toBe(200);
-    const after = await scrape(metricsUrl);
-    const fetched = { activity_type: 'fetchPage', result: 'completed' };
-    expect(sample(after, 'webloom_activity_executions_total', fetched)).toBe(
-      sample(before, 'webloom_activity_executions_total', fetched) + 1,
-    );
+    const afterEach = await scrapeAll();
+    expect(executions(afterEach)).toBe(executions(before) + 1);
+    const after = afterEach.join('\n');
     expect(sample(after, 'webloom_activity_duration_seconds_count', fetched)).toBeGreaterThan(0);
     // The SDK's own, from its exporter, in the same answer.
     expect(after).toMatch(/^temporal_activity_execution_latency_count\{.*activity_type="fetchPage"/m);
     expect(sample(after, 'temporal_num_pollers', { poller_type: 'activity_task' })).toBeGreaterThan(0);
     // The workflow worker's process has its own port.
-    const workflowMetrics = await scrape(await workerMetricsUrl('worker-workflow.log'));
-    expect(workflowMetrics).toMatch(/^temporal_workflow_completed\{/m);
-    expect(new URL(await workerMetricsUrl('worker-workflow.log')).port).not.toBe(new URL(metricsUrl).port);
+    const [workflowUrl] = await workerMetricsUrls('worker-workflow');
+    expect(await scrape(workflowUrl!)).toMatch(/^temporal_workflow_completed\{/m);
+    expect(metricsUrls.map((url) => new URL(url).port)).not.toContain(new URL(workflowUrl!).port);
   });
 
   test('with METRICS_TOKEN set, /metrics asks for it', async () => {
@@ -267,7 +305,10 @@ describe('health and readiness', () => {
   });
 
   test('a worker process answers /health and /ready on its metrics port', async () => {
-    const at = (await workerMetricsUrl('worker-fetch.log')).replace(/\/metrics$/, '');
+    // The dev stack fetches and renders in one process; the cluster gives each role processes of their own.
+    const onCluster = testTopology() === 'cluster';
+    const [metricsUrl] = await workerMetricsUrls(onCluster ? 'worker-browser' : 'worker-fetch');
+    const at = metricsUrl!.replace(/\/metrics$/, '');
     expect(await (await fetch(`${at}/health`)).json()).toEqual({ status: 'ok' });
     const ready = await fetch(`${at}/ready`);
     expect(ready.status).toBe(200);
@@ -278,7 +319,11 @@ describe('health and readiness', () => {
     expect(sessionQueue).toMatch(/^webloom-browser-session-/);
     expect(body).toEqual({
       status: 'ready',
-      workers: { 'webloom-fetch': 'RUNNING', 'webloom-browser': 'RUNNING', [sessionQueue!]: 'RUNNING' },
+      workers: {
+        ...(onCluster ? {} : { 'webloom-fetch': 'RUNNING' }),
+        'webloom-browser': 'RUNNING',
+        [sessionQueue!]: 'RUNNING',
+      },
     });
   });
 });
