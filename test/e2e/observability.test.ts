@@ -255,6 +255,9 @@ async function inProcessApi(changes: NodeJS.ProcessEnv): Promise<{ url: string; 
 }
 
 describe('health and readiness', () => {
+  // The search queue is needed only where a search engine is set: on the cluster, not on the dev stack.
+  const searches = Boolean(stackEnv().SEARXNG_URL);
+
   test('the API is alive and ready when a worker polls every queue it needs', async () => {
     expect(await (await fetch(`${base()}/health`)).json()).toEqual({ status: 'ok' });
     const ready = await fetch(`${base()}/ready`);
@@ -265,6 +268,7 @@ describe('health and readiness', () => {
       'webloom-browser',
       'webloom-fetch',
       'webloom-model',
+      ...(searches ? ['webloom-search'] : []),
       'webloom-workflows',
     ]);
     for (const queue of Object.values(body.queues)) expect(queue.pollers).toBeGreaterThan(0);
@@ -284,6 +288,7 @@ describe('health and readiness', () => {
           `no worker polls ${prefix}-fetch for activity tasks`,
           `no worker polls ${prefix}-browser for activity tasks`,
           `no worker polls ${prefix}-model for activity tasks`,
+          ...(searches ? [`no worker polls ${prefix}-search for activity tasks`] : []),
         ],
       });
       // Alive all the same, and no key asked for.

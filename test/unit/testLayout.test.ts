@@ -42,3 +42,20 @@ it('gives every fixed sleep in a test a comment saying why it is not a condition
   });
   expect(unexplained).toEqual([]);
 });
+
+it('leaves no e2e file out of the cluster run', async () => {
+  const saved = process.env.TEST_TOPOLOGY;
+  process.env.TEST_TOPOLOGY = 'cluster';
+  try {
+    await jest.isolateModulesAsync(async () => {
+      const config = (await import(path.join(TEST_ROOT, '..', 'jest.config.js'))) as {
+        projects: { displayName: string; testPathIgnorePatterns?: string[] }[];
+      };
+      const e2e = config.projects.find((project) => project.displayName === 'e2e')!;
+      expect((e2e.testPathIgnorePatterns ?? []).filter((pattern) => pattern !== '/node_modules/')).toEqual([]);
+    });
+  } finally {
+    if (saved === undefined) delete process.env.TEST_TOPOLOGY;
+    else process.env.TEST_TOPOLOGY = saved;
+  }
+});
