@@ -28,27 +28,6 @@ const common = {
 };
 
 /**
- * Left out on the production topology (npm run test:cluster), each for a reason of its own:
- * crashRecovery and launcher run `npm start` themselves; research runs its own API and workers and checks that
- * the shared stack has no search engine (the cluster has one, for clusterFailover); hostilePages
- * watches the dev stack's one page worker by its pid; effort's render-deadline test fails there
- * (the retried render on a second browser worker outlives its deadline), a defect of its own;
- * openapi, officialClient and clientPace check the 503 of a shared stack without a search engine, and
- * observability reads the dev stack's log files and counts its one API's requests.
- */
-const NOT_ON_CLUSTER = [
-  'crashRecovery',
-  'launcher',
-  'research',
-  'hostilePages',
-  'effort',
-  'openapi',
-  'officialClient',
-  'clientPace',
-  'observability',
-].map((name) => `/test/e2e/${name}\\.test\\.ts$`);
-
-/**
  * Three tiers, one directory each. A project's global setup runs only when one of its tests
  * is selected, so `npm run test:unit` starts no process at all.
  * - unit: pure functions and modules, in-process.
@@ -72,7 +51,6 @@ module.exports = {
       roots: ['<rootDir>/test/e2e'],
       globalSetup: '<rootDir>/test/support/e2eSetup.ts',
       globalTeardown: '<rootDir>/test/support/e2eTeardown.ts',
-      testPathIgnorePatterns: ['/node_modules/', ...(process.env.TEST_TOPOLOGY === 'cluster' ? NOT_ON_CLUSTER : [])],
     },
   ],
   // Jest reads the timeout from the top level only, not from a project.

@@ -23,55 +23,6 @@ describe('API framework', () => {
     expect(res.status).toBe(401);
   });
 
-  it('answers 400 for a body that is not JSON', async () => {
-    const res = await call('POST', '/extract/markdown', { raw: '{"url": ' });
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'invalid JSON request body' });
-  });
-
-  it('answers 400 for a JSON body that is not an object', async () => {
-    const res = await call('POST', '/extract/markdown', { raw: '["https://example.com"]' });
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'invalid JSON request body' });
-  });
-
-  it('answers 400 for an empty body', async () => {
-    const res = await call('POST', '/extract/markdown', { raw: '' });
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'invalid JSON request body' });
-  });
-
-  it('answers 413 for a body over the limit', async () => {
-    const res = await call('POST', '/extract/markdown', {
-      raw: JSON.stringify({ url: 'https://example.com', pad: 'x'.repeat(70_000) }),
-    });
-    expect(res.status).toBe(413);
-    expect(res.body).toEqual({ error: 'request body is too large' });
-  });
-
-  it('names the field of a wrong type', async () => {
-    const cases: [Record<string, unknown>, string][] = [
-      [{ url: 42 }, 'url must be a string'],
-      [{ url: 'https://example.com', content: 'all' }, 'content must be one of: main, full'],
-      [{ url: 'https://example.com', effort: 'high' }, 'effort must be one of: min, standard, max'],
-      [{ url: 'https://example.com', metadata: 'yes' }, 'metadata must be a boolean'],
-      [{ url: 'https://example.com', nocache: 1 }, 'nocache must be a boolean'],
-      [{ url: 'https://example.com', geo_target: 'US' }, 'geo_target must be an object'],
-      [
-        { url: 'https://example.com', geo_target: { country: 'USA' } },
-        'geo_target.country must be an ISO 3166-1 alpha-2 country code, such as US',
-      ],
-      [
-        { url: 'https://example.com', geo_target: { country: 'QQ' } },
-        'geo_target.country must be an ISO 3166-1 alpha-2 country code, such as US',
-      ],
-    ];
-    for (const [body, error] of cases) {
-      const res = await post('/extract/markdown', body);
-      expect({ body, status: res.status, error: res.body.error }).toEqual({ body, status: 400, error });
-    }
-  });
-
   it('answers 404 for an unknown route and 405 for a wrong method', async () => {
     const missing = await post('/extract/nothing', { url: 'https://example.com' });
     expect(missing.status).toBe(404);

@@ -3,6 +3,7 @@ import { html, startFixtureServer, type FixtureServer } from '../support/fixture
 import { apiUrl, apiKey, call, post } from '../support/api';
 import type { FormatReply, StandInScript } from '../support/modelStandIn';
 import { SseStream } from '../support/sseClient';
+import { eventually } from '../support/eventually';
 
 /**
  * One hostile input costs its own run, not everyone's (issue #20): a `data` value, a page's
@@ -116,8 +117,10 @@ test(
       },
       90_000,
     );
-    // Once the task's workers are at it.
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await eventually(() => fixtures.hits.get('/hostile-form'), {
+      what: "the task's browser to load the hostile form",
+      timeoutMs: 60_000,
+    });
     const other = await otherOrganizationsRender();
     const { events, ms } = await task;
 

@@ -16,6 +16,7 @@ import { SESSION_LOST, STEP_FAILED } from '../../src/operations/automate';
 import { readSettings } from '../../src/workers/readSettings';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 import { FIXTURE_HOST } from '../support/localStack';
+import { eventually } from '../support/eventually';
 
 /**
  * The Automate browser-session layer on real Chromium, behind the real guard proxy, against
@@ -627,13 +628,16 @@ describe('browser sessions', () => {
     const before = residentBytes(pids);
     let peak = before;
     await open('s-hog', site.url('/hog'));
-    const started = Date.now();
     // Listing the processes (ps, synchronous) only now and then: it would hold up the pool's watch in this process.
-    for (let round = 0; sessions.holds('s-hog') && Date.now() - started < 15_000; round++) {
-      if (round % 10 === 0) pids = chromiumDescendants();
-      peak = Math.max(peak, residentBytes(pids));
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    let round = 0;
+    await eventually(
+      () => {
+        if (round++ % 10 === 0) pids = chromiumDescendants();
+        peak = Math.max(peak, residentBytes(pids));
+        return !sessions.holds('s-hog');
+      },
+      { what: 'the allocating session to be ended', timeoutMs: 15_000, intervalMs: 100 },
+    );
     const grew = Math.round((peak - before) / 2 ** 20);
     process.stdout.write(`Chromium grew by ${grew} MB at its peak (${Math.round(before / 2 ** 20)} MB before)\n`);
     expect(sessions.holds('s-hog')).toBe(false);
@@ -661,8 +665,7 @@ describe('browser sessions', () => {
     let reaped = false;
     idleContext.on('close', () => (reaped = true));
     await observe('s-idle');
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect(reaped).toBe(true);
+    await eventually(() => reaped, { what: 'the idle session to be reaped', timeoutMs: 5_000 });
     expect(failureOf(await observe('s-idle').catch((err: unknown) => err)).type).toBe(SESSION_LOST);
     expect(failureOf(await observe('never-opened').catch((err: unknown) => err)).type).toBe(SESSION_LOST);
   });
@@ -673,8 +676,10 @@ describe('browser sessions', () => {
     await sessions.closeAll();
     expect(sessions.size).toBe(0);
     await pool.close();
-    for (let waited = 0; chromiumDescendants().length > 0 && waited < 5_000; waited += 100)
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(chromiumDescendants()).toEqual([]);
+    await eventually(() => chromiumDescendants().length === 0, {
+      what: 'every Chromium process to be gone',
+      timeoutMs: 5_000,
+      intervalMs: 100,
+    });
   });
 });

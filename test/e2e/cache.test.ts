@@ -1,8 +1,6 @@
-import path from 'node:path';
-import { spawnChild, waitUntil } from '../../src/stack/children';
-import { freePort } from '../../src/stack/devServer';
 import { apiKey, post } from '../support/api';
 import { startFixtureServer, type FixtureServer } from '../support/fixtureServer';
+import { startSecondApi, stackEnv } from '../support/secondApi';
 
 /** The test stack runs with CACHE_TTL_SECONDS=3. */
 const TTL_MS = 3000;
@@ -63,6 +61,7 @@ describe('result cache', () => {
     expect(refreshed.body.content).toContain('Version 2');
 
     version = 3;
+    // Past the TTL is the point: the entry must have expired, and nothing marks the moment.
     await new Promise((resolve) => setTimeout(resolve, TTL_MS + 500));
     const expired = await post<Md>('/extract/markdown', { url });
     expect(expired.headers.get('x-cache')).toBe('miss');
@@ -87,22 +86,11 @@ describe('cache scope', () => {
   });
 
   it('shares entries across organizations with CACHE_SCOPE=global, with no x-cache header', async () => {
-    const env: NodeJS.ProcessEnv = {
-      ...(JSON.parse(process.env.TEST_STACK_ENV ?? '{}') as NodeJS.ProcessEnv),
-      CACHE_SCOPE: 'global',
-      CACHE_TTL_SECONDS: '60',
-    };
-    const port = await freePort();
-    env.PORT = String(port);
-    const api = spawnChild(
-      'api-global-cache',
-      process.execPath,
-      [path.resolve(__dirname, '..', '..', 'dist/src/api/main.js')],
-      { env, onLine: () => undefined },
-    );
+    const api = await startSecondApi('api-global-cache', {
+      env: stackEnv({ CACHE_SCOPE: 'global', CACHE_TTL_SECONDS: '60' }),
+    });
     try {
-      const base = `http://127.0.0.1:${port}`;
-      await waitUntil('the global-cache API', api, async () => (await fetch(`${base}/healthz`)).ok, 30_000);
+      const base = api.root;
       const url = `${fixtures.url('/private')}?token=shared-${Date.now()}`;
       const ask = (key: string) =>
         fetch(`${base}/v1/extract/markdown`, {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import Tabstack, { InternalServerError } from '@tabstack/sdk';
-import { apiKey, apiUrl } from '../support/api';
+import { apiKey } from '../support/api';
 import { startAutomateSite, type AutomateSite } from '../support/automateSite';
 import { decide } from '../support/agentScript';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
@@ -13,6 +13,7 @@ import { pythonWithClient } from '../support/pythonClient';
 import { volcanoScript } from '../support/researchScript';
 import { startResearchStack, type ResearchStack } from '../support/researchStack';
 import { QUIET_RUN_WRITES } from '../support/sseClient';
+import { NO_SEARCH_ENGINE, startSecondApi, stackEnv } from '../support/secondApi';
 /**
  * Both official clients, the real libraries with their default settings, at a real model's
  * pace: every model answer takes 30 s, so each stream stays quiet for longer than the heartbeat
@@ -114,7 +115,9 @@ describe('SSE framing in the Python client', () => {
 
 describe('retries', () => {
   it('both clients, with their default retries, send a request refused for good once', async () => {
-    const relay = await countingRelay(apiUrl());
+    // The shared stack may have a search engine (the cluster's has one): this API has none.
+    const unsearched = await startSecondApi('api without a search engine', { env: stackEnv(NO_SEARCH_ENGINE) });
+    const relay = await countingRelay(`${unsearched.root}/v1`);
     try {
       const npm = new Tabstack({ apiKey: apiKey(), baseURL: relay.base });
       await expect(npm.extract.markdown({ url: pages.url('/gone'), effort: 'min' })).rejects.toBeInstanceOf(
@@ -131,6 +134,7 @@ describe('retries', () => {
       expect({ page: pages.hits.get('/gone'), api: relay.count() }).toEqual({ page: 2, api: 4 });
     } finally {
       await relay.close();
+      await unsearched.stop();
     }
   }, 90_000);
 });
@@ -170,6 +174,7 @@ describe('at a real model pace', () => {
         events.push(event.event);
         if (event.event === 'interactive:form_data:request') {
           const refOf = (label: string) => event.data.fields.find((field) => field.label === label)!.ref;
+          // A person taking their time over the form is the pace under test.
           await new Promise((resolve) => setTimeout(resolve, INPUT_WAIT_S * 1000));
           answered = (
             await npm.agent.automateInput(event.data.requestId, {

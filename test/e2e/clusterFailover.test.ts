@@ -9,6 +9,7 @@ import type { FormatReply, StandInScript } from '../support/modelStandIn';
 import { startResearchCorpus } from '../support/researchCorpus';
 import { startSearchStandIn, type SearchStandIn } from '../support/searchStandIn';
 import { SseStream } from '../support/sseClient';
+import { eventually } from '../support/eventually';
 
 /**
  * The production topology (npm run test:cluster) keeps its promises when processes fail: every
@@ -99,16 +100,6 @@ async function script(byFormat: Record<string, FormatReply[]>): Promise<void> {
     method: 'POST',
     body: JSON.stringify(body),
   });
-}
-
-async function until<T>(what: string, ready: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await ready();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** The cluster's service names by process id, as started (test/support/e2eSetup.ts). */
@@ -222,10 +213,13 @@ const research = (at: string, query: string) =>
     ]);
     // For each activity role, a worker process the server records as running an activity of a
     // run in flight: killing it loses that attempt, which must then be noticed and retried.
-    const busy = await until('a started activity on a worker of each role', async () => {
-      const holders = await workersHoldingActivities();
-      return ACTIVITY_ROLES.every((role) => holders.has(role)) ? holders : undefined;
-    });
+    const busy = await eventually(
+      async () => {
+        const holders = await workersHoldingActivities();
+        return ACTIVITY_ROLES.every((role) => holders.has(role)) && holders;
+      },
+      { what: 'a started activity on a worker of each role', timeoutMs: 30_000, intervalMs: 50 },
+    );
     const victims = [...ACTIVITY_ROLES.map((role) => busy.get(role)!), pidOf('worker-workflow-1')];
     const killedAt = Date.now();
     for (const pid of victims) process.kill(pid, 'SIGKILL');

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { freePort } from '../../src/stack/devServer';
 import { FIXTURE_HOST } from '../support/localStack';
 import { startFixtureServer, type FixtureServer } from '../support/fixtureServer';
+import { eventually } from '../support/eventually';
 
 /**
  * `npm start` as a user runs it (its own data directory and ports, apart from the shared test
@@ -91,22 +92,18 @@ afterAll(async () => {
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 }, 60_000);
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 async function apiUp(timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (
-    !(await fetch(`${baseUrl}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    ))
-  ) {
-    if (Date.now() > deadline || launcher.exitCode !== null)
-      throw new Error('the API of the npm start stack is not up; see data/test-logs/crash-recovery-stack.log');
-    await sleep(100);
-  }
+  await eventually(
+    async () => {
+      if (launcher.exitCode !== null) throw new Error(`npm start exited with code ${launcher.exitCode}`);
+      return (await fetch(`${baseUrl}/healthz`)).ok;
+    },
+    {
+      what: 'the API of the npm start stack (see data/test-logs/crash-recovery-stack.log)',
+      timeoutMs,
+      intervalMs: 100,
+    },
+  );
 }
 
 /** The pid of the launcher's child whose command line matches. */
@@ -143,45 +140,35 @@ async function extract(id: string, index: number): Promise<Outcome> {
   }
 }
 
-async function until(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
 /**
  * Takes the dev server's port the moment it is free, refusing every connection, so the restarted
  * server cannot listen until `holdMs` have passed.
  */
 async function holdPort(port: number, holdMs: number): Promise<void> {
-  const deadline = Date.now() + 400;
-  for (;;) {
-    const server = net.createServer((socket) => socket.destroy());
-    const bound = await new Promise<boolean>((resolve) => {
-      server.once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => resolve(true));
-    });
-    if (bound) {
-      await sleep(holdMs);
-      await new Promise((resolve) => server.close(resolve));
-      return;
-    }
-    if (Date.now() > deadline) throw new Error(`port ${port} did not come free after the kill`);
-    await sleep(10);
-  }
+  const server = await eventually(
+    async () => {
+      const candidate = net.createServer((socket) => socket.destroy());
+      const bound = await new Promise<boolean>((resolve) => {
+        candidate.once('error', () => resolve(false));
+        candidate.listen(port, '127.0.0.1', () => resolve(true));
+      });
+      return bound && candidate;
+    },
+    { what: `port ${port} to come free after the kill`, timeoutMs: 400, intervalMs: 10 },
+  );
+  // Holding the port for a while is the point: the outage the requests must outlast.
+  await new Promise((resolve) => setTimeout(resolve, holdMs));
+  await new Promise((resolve) => server.close(resolve));
 }
 
 async function killMidRequest(command: RegExp, whileDown: () => Promise<void> = async () => undefined): Promise<void> {
   const pid = await childPid(command);
   const ids = Array.from({ length: IN_FLIGHT + SENT_DURING_OUTAGE }, () => `p${++nextId}`);
   const inFlight = ids.slice(0, IN_FLIGHT).map(extract);
-  await until(
-    'every request to reach the page',
-    () => ids.slice(0, IN_FLIGHT).every((id) => requested.has(id)),
-    30_000,
-  );
+  await eventually(() => ids.slice(0, IN_FLIGHT).every((id) => requested.has(id)), {
+    what: 'every request to reach the page',
+    timeoutMs: 30_000,
+  });
   process.kill(pid, 'SIGKILL');
   const sentDuringOutage = ids.slice(IN_FLIGHT).map(extract);
   await whileDown();

@@ -1,6 +1,9 @@
 import { gzipSync } from 'node:zlib';
+import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import { ActivityFailure, ApplicationFailure, type TemporalFailure } from '@temporalio/common';
 import { post } from '../support/api';
 import { html, startFixtureServer, type FixtureServer, type Handler } from '../support/fixtureServer';
+import { testDataConverter } from '../support/payloadKeys';
 
 const SCRIPT_ONLY = `<!doctype html><html><head><title>Script app</title></head><body><div id="root"></div>
 <script>
@@ -148,6 +151,29 @@ afterAll(async () => {
 });
 
 type Md = { content: string };
+
+/** The failure a run ended with, as a client of Temporal reads it (failures are encrypted in history). */
+async function runFailure(workflowId: string): Promise<TemporalFailure> {
+  const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS });
+  try {
+    const client = new Client({
+      connection,
+      namespace: process.env.TEST_TEMPORAL_NAMESPACE,
+      dataConverter: testDataConverter,
+    });
+    const err = await client.workflow
+      .getHandle(workflowId)
+      .result()
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    return (err as WorkflowFailedError).cause as TemporalFailure;
+  } finally {
+    await connection.close();
+  }
+}
 const extract = (path: string, effort: string) =>
   post<Md>('/extract/markdown', { url: fixtures.url(path), effort, metadata: true, nocache: true });
 
@@ -280,11 +306,14 @@ describe('effort levels', () => {
   });
 
   it('max gives up on a page whose script holds its main thread, at the render deadline', async () => {
-    const started = Date.now();
     const res = await extract('/busy-loop', 'max');
     expect([res.status, res.body]).toEqual([500, { error: 'failed to fetch URL' }]);
-    // Two attempts of RENDER_TIMEOUT_MS (30 s) at most, with room for a loaded machine.
-    expect(Date.now() - started).toBeLessThan(80_000);
+    // Each attempt ended at its own deadline, not at the activity's start-to-close timeout: a render
+    // past its deadline would leave the run to fail with a TimeoutFailure (500 internal server error).
+    const failure = await runFailure(res.headers.get('x-workflow-id')!);
+    expect(failure).toBeInstanceOf(ActivityFailure);
+    expect(failure.cause).toBeInstanceOf(ApplicationFailure);
+    expect(failure.cause!.message).toMatch(/render deadline|Timeout \d+ms exceeded/);
   }, 120_000);
 
   it('max refuses a page whose script reads an internal address', async () => {

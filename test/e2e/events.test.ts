@@ -16,6 +16,8 @@ import { apiKey, apiUrl } from '../support/api';
 import { sdkEventChecker } from '../support/sdkEventSchemas';
 import { SseStream } from '../support/sseClient';
 import type { ScriptedEventsInput, ScriptStep } from '../support/workflows/scriptedEvents';
+import { eventually } from '../support/eventually';
+import { listEventsQuery } from '../../src/events/messages';
 
 /**
  * The event stream end to end: a test-only workflow records scripted events through EventLog
@@ -111,15 +113,6 @@ function workflowIdOf(runId: string): string {
 
 async function statusOf(runId: string): Promise<string> {
   return (await client.workflow.getHandle(workflowIdOf(runId)).describe()).status.name;
-}
-
-async function waitForStatus(runId: string, done: (status: string) => boolean, timeoutMs: number): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const status = await statusOf(runId);
-    if (done(status) || Date.now() > deadline) return status;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 beforeAll(async () => {
@@ -227,7 +220,12 @@ describe('event streams', () => {
     await first.until((stream) => stream.events.length >= 3);
     first.abort();
     const lastId = Number(first.events.at(-1)!.id);
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // Resumed once the run has gone on without a reader, so the new stream replays before it goes live.
+    const handle = client.workflow.getHandle(workflowIdOf(runId));
+    await eventually(async () => (await handle.query(listEventsQuery, { after: lastId })).events.length > 0, {
+      what: 'the run to record an event its dropped reader missed',
+      timeoutMs: 10_000,
+    });
     const second = await resume(apiUrl(), runId, lastId);
     expect(second.response.status).toBe(200);
     expect(second.response.headers.get('x-run-id')).toBe(runId);
@@ -298,7 +296,13 @@ describe('event streams', () => {
     const runId = stream.response.headers.get('x-run-id')!;
     await stream.until((s) => s.events.length >= 2);
     stream.abort();
-    const status = await waitForStatus(runId, (s) => s !== 'RUNNING', GRACE_MS + 8000);
+    const status = await eventually(
+      async () => {
+        const now = await statusOf(runId);
+        return now !== 'RUNNING' && now;
+      },
+      { what: 'the unread run to stop running', timeoutMs: GRACE_MS + 8000, intervalMs: 200 },
+    );
     expect(status).toBe('FAILED');
     const history = await resume(apiUrl(), runId);
     await history.finished;
@@ -318,6 +322,7 @@ describe('event streams', () => {
     const runId = first.response.headers.get('x-run-id')!;
     await first.until((s) => s.events.length >= 2);
     first.abort();
+    // Away for part of the grace period is the point: the run must still be there when the client is back.
     await new Promise((resolve) => setTimeout(resolve, GRACE_MS / 2));
     const second = await resume(`${baseA}/v1`, runId, first.events.at(-1)!.id);
     await second.finished;

@@ -142,32 +142,6 @@ describe('POST /extract/markdown', () => {
     expect(res.body.content).toContain(`[its history](${fixtures.url('/history')})`);
   });
 
-  it('answers 400 url is required', async () => {
-    for (const body of [{}, { url: '' }, { url: null }, { content: 'main' }]) {
-      const res = await post('/extract/markdown', body);
-      expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error: 'url is required' });
-    }
-  });
-
-  it('answers 422 url is invalid', async () => {
-    for (const url of [
-      'not a url',
-      'ftp://example.com/file',
-      'javascript:alert(1)',
-      'http://',
-      '//example.com/x',
-      'http://user:pw@example.com/',
-    ]) {
-      const res = await post('/extract/markdown', { url });
-      expect({ url, status: res.status, body: res.body }).toEqual({
-        url,
-        status: 422,
-        body: { error: 'url is invalid' },
-      });
-    }
-  });
-
   it('answers 422 for internal addresses in every form', async () => {
     const port = fixtures.port;
     const internal = [

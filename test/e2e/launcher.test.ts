@@ -7,6 +7,7 @@ import path from 'node:path';
 import { freePort } from '../../src/stack/devServer';
 import { startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 import { FIXTURE_HOST } from '../support/localStack';
+import { eventually } from '../support/eventually';
 
 /**
  * `npm start` as the README writes it, on its own data directory and ports: a launcher killed
@@ -108,8 +109,6 @@ async function alive(pids: Iterable<number>): Promise<number[]> {
   return [...pids].filter((pid) => tree.has(pid));
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
  * npm is the process a user started; the launcher (node dist/src/stack/start.js) is its child. Killing
  * npm orphans the launcher, which stops the stack; killing the launcher leaves the children to
@@ -120,12 +119,13 @@ it.each(['npm', 'the launcher'])(
   async (victim) => {
     const log = `launcher-killed-${victim.replace(/\W/g, '-')}.log`;
     const { launcher, output } = await launch('npm', ['start'], log);
-    const deadline = Date.now() + 240_000;
-    while (!output().includes('webloom is running')) {
-      if (Date.now() > deadline || launcher.exitCode !== null)
-        throw new Error(`npm start did not come up; see data/test-logs/${log}:\n${output()}`);
-      await sleep(200);
-    }
+    await eventually(
+      () => {
+        if (launcher.exitCode !== null) throw new Error(`npm start exited:\n${output()}`);
+        return output().includes('webloom is running');
+      },
+      { what: `npm start to come up (see data/test-logs/${log})`, timeoutMs: 240_000, intervalMs: 200 },
+    );
     // A render, so that the browser worker's Chromium is running too.
     const key = (await readFile(path.join(dataDir, 'dev-api-key'), 'utf8')).trim();
     const rendered = await fetch(`http://127.0.0.1:${env.PORT}/v1/extract/markdown`, {
@@ -142,13 +142,19 @@ it.each(['npm', 'the launcher'])(
     if (!node) throw new Error(`npm start runs no node process: ${JSON.stringify([...stack])}`);
     const killedAt = Date.now();
     process.kill(victim === 'npm' ? launcher.pid! : node[0], 'SIGKILL');
-    let left = await alive(stack.keys());
-    while (left.length > 0 && Date.now() - killedAt < GONE_WITHIN_MS) {
-      await sleep(200);
-      left = await alive(stack.keys());
-    }
-    console.log(`${victim} killed: ${left.length} of ${stack.size} processes left ${Date.now() - killedAt} ms after`);
-    expect(left.map((pid) => `${pid} ${stack.get(pid)}`)).toEqual([]);
+    await eventually(
+      async () => {
+        const left = await alive(stack.keys());
+        if (left.length > 0) throw new Error(`left: ${left.map((pid) => `${pid} ${stack.get(pid)}`).join(', ')}`);
+        return true;
+      },
+      {
+        what: `every process of the stack to be gone after ${victim} was killed`,
+        timeoutMs: GONE_WITHIN_MS,
+        intervalMs: 200,
+      },
+    );
+    console.log(`${victim} killed: all ${stack.size} processes gone ${Date.now() - killedAt} ms after`);
   },
   360_000,
 );

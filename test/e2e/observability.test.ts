@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -10,13 +10,15 @@ import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/telemetry/logger';
 import { testDataConverter as dataConverter } from '../support/payloadKeys';
 import { spawnChild, waitUntil, type Child } from '../../src/stack/children';
-import { freePort } from '../../src/stack/devServer';
-import { apiKey, apiUrl, post } from '../support/api';
+import { apiKey, apiUrl, apiUrls, post } from '../support/api';
+import { testTopology } from '../support/localStack';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 import type { StandInScript } from '../support/modelStandIn';
 import { SLOW_PATH, startResearchCorpus } from '../support/researchCorpus';
 import { startSearchStandIn } from '../support/searchStandIn';
+import { startSecondApi } from '../support/secondApi';
 import { SseStream } from '../support/sseClient';
+import { eventually } from '../support/eventually';
 
 /**
  * What an operator sees of the stack: its log lines, each naming the organization and run it
@@ -27,8 +29,9 @@ import { SseStream } from '../support/sseClient';
 
 const LOGS = path.resolve(__dirname, '..', '..', 'data', 'test-logs');
 const DIST = path.resolve(__dirname, '..', '..', 'dist', 'src');
+/** One API replica, the same at every call: its metrics count only the requests it served. */
+const base = () => apiUrls()[0]!.replace(/\/v1$/, '');
 const stackEnv = () => JSON.parse(process.env.TEST_STACK_ENV ?? '{}') as NodeJS.ProcessEnv;
-const base = () => apiUrl().replace(/\/v1$/, '');
 
 const ARTICLE = `<html><head><title>Observed</title></head><body><article><h1>Observed</h1>
 <p>${'A page whose every step the logs and the metrics follow. '.repeat(6)}</p></article></body></html>`;
@@ -59,7 +62,22 @@ afterAll(async () => {
 
 type LogLine = Record<string, unknown>;
 
-async function logLines(file: string): Promise<LogLine[]> {
+/**
+ * The log files of the stack's processes of one kind: `api.log` on the dev stack, `api-1.log` and
+ * `api-2.log` for the cluster's replicas (and so for `worker-fetch`, `worker-workflow`...).
+ */
+async function logFiles(kind: string): Promise<string[]> {
+  const pattern = new RegExp(`^${kind}(-\\d+)?\\.log$`);
+  return (await readdir(LOGS)).filter((file) => pattern.test(file));
+}
+
+/** The JSON lines of the stack's processes of one kind, file after file. */
+async function logLines(kind: string): Promise<LogLine[]> {
+  const files = await logFiles(kind);
+  return (await Promise.all(files.map((file) => fileLines(file)))).flat();
+}
+
+async function fileLines(file: string): Promise<LogLine[]> {
   const text = await readFile(path.join(LOGS, file), 'utf8').catch(() => '');
   return text.split('\n').flatMap((line) => {
     try {
@@ -72,13 +90,14 @@ async function logLines(file: string): Promise<LogLine[]> {
 }
 
 /** The lines of a log file that match, once there are any (the processes write them a little later). */
-async function linesOf(file: string, match: (line: LogLine) => boolean): Promise<LogLine[]> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const lines = (await logLines(file)).filter(match);
-    if (lines.length > 0 || Date.now() > deadline) return lines;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+async function linesOf(kind: string, match: (line: LogLine) => boolean): Promise<LogLine[]> {
+  return eventually(
+    async () => {
+      const lines = (await logLines(kind)).filter(match);
+      return lines.length > 0 && lines;
+    },
+    { what: `matching lines in the ${kind} logs`, timeoutMs: 10_000, intervalMs: 200 },
+  );
 }
 
 describe('logs', () => {
@@ -89,9 +108,9 @@ describe('logs', () => {
     expect(workflowId).toMatch(/^test-org\/extract-markdown\//);
     const ofRun = (line: LogLine) => line.workflowId === workflowId;
 
-    const api = await linesOf('api.log', (line) => ofRun(line) && line.msg === 'request');
-    const workflow = await linesOf('worker-workflow.log', ofRun);
-    const activity = await linesOf('worker-fetch.log', ofRun);
+    const api = await linesOf('api', (line) => ofRun(line) && line.msg === 'request');
+    const workflow = await linesOf('worker-workflow', ofRun);
+    const activity = await linesOf('worker-fetch', ofRun);
     expect(api).toHaveLength(1);
     const runId = api[0]!.runId;
     expect(runId).toMatch(/^[0-9a-f-]{36}$/);
@@ -128,20 +147,38 @@ async function scrape(url: string, token?: string): Promise<string> {
   return res.text();
 }
 
-/** Where a worker process of the stack serves its metrics: it picked a free port and logged it. */
-async function workerMetricsUrl(file: string): Promise<string> {
-  const lines = await linesOf(file, (line) => line.msg === 'metrics listening');
-  expect(lines.length).toBeGreaterThan(0);
-  return String(lines.at(-1)!.url);
+/**
+ * Where each worker process of one kind serves its metrics (one on the dev stack, each replica on
+ * the cluster): it picked a free port and logged it.
+ */
+async function workerMetricsUrls(kind: string): Promise<string[]> {
+  await linesOf(kind, (line) => line.msg === 'metrics listening');
+  const files = await logFiles(kind);
+  return Promise.all(
+    files.map(async (file) => {
+      const lines = (await fileLines(file)).filter((line) => line.msg === 'metrics listening');
+      expect({ file, listening: lines.length > 0 }).toEqual({ file, listening: true });
+      return String(lines.at(-1)!.url);
+    }),
+  );
+}
+
+/** Extract Markdown on that one replica. */
+async function extractThere(body: unknown): Promise<Response> {
+  return fetch(`${base()}/v1/extract/markdown`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey()}`, 'content-type': 'application/json' },
+    body: json(body),
+  });
 }
 
 describe('metrics', () => {
   test('the API counts requests by route and status, runs started and cache lookups', async () => {
     const before = await scrape(`${base()}/metrics`);
     const url = fixtures.url(`/article?metrics=${Date.now()}`);
-    expect((await post('/extract/markdown', { url })).headers.get('x-cache')).toBe('miss');
-    expect((await post('/extract/markdown', { url })).headers.get('x-cache')).toBe('hit');
-    expect((await post('/extract/markdown', { url: 'not a url' })).status).toBe(422);
+    expect((await extractThere({ url })).headers.get('x-cache')).toBe('miss');
+    expect((await extractThere({ url })).headers.get('x-cache')).toBe('hit');
+    expect((await extractThere({ url: 'not a url' })).status).toBe(422);
     const after = await scrape(`${base()}/metrics`);
     const grew = (name: string, labels: Record<string, string>) =>
       sample(after, name, labels) - sample(before, name, labels);
@@ -163,23 +200,26 @@ describe('metrics', () => {
   });
 
   test("a worker process serves its activity metrics and the Temporal SDK's on one port", async () => {
-    const metricsUrl = await workerMetricsUrl('worker-fetch.log');
-    const before = await scrape(metricsUrl);
+    // On the cluster either fetch replica may take the activity: their counts are summed.
+    const metricsUrls = await workerMetricsUrls('worker-fetch');
+    const scrapeAll = () => Promise.all(metricsUrls.map((url) => scrape(url)));
+    const fetched = { activity_type: 'fetchPage', result: 'completed' };
+    const executions = (texts: string[]) =>
+      texts.reduce((sum, text) => sum + sample(text, 'webloom_activity_executions_total', fetched), 0);
+    const before = await scrapeAll();
     const res = await post('/extract/markdown', { url: fixtures.url('/article'), effort: 'min', nocache: true });
     expect(res.status).toBe(200);
-    const after = await scrape(metricsUrl);
-    const fetched = { activity_type: 'fetchPage', result: 'completed' };
-    expect(sample(after, 'webloom_activity_executions_total', fetched)).toBe(
-      sample(before, 'webloom_activity_executions_total', fetched) + 1,
-    );
+    const afterEach = await scrapeAll();
+    expect(executions(afterEach)).toBe(executions(before) + 1);
+    const after = afterEach.join('\n');
     expect(sample(after, 'webloom_activity_duration_seconds_count', fetched)).toBeGreaterThan(0);
     // The SDK's own, from its exporter, in the same answer.
     expect(after).toMatch(/^temporal_activity_execution_latency_count\{.*activity_type="fetchPage"/m);
     expect(sample(after, 'temporal_num_pollers', { poller_type: 'activity_task' })).toBeGreaterThan(0);
     // The workflow worker's process has its own port.
-    const workflowMetrics = await scrape(await workerMetricsUrl('worker-workflow.log'));
-    expect(workflowMetrics).toMatch(/^temporal_workflow_completed\{/m);
-    expect(new URL(await workerMetricsUrl('worker-workflow.log')).port).not.toBe(new URL(metricsUrl).port);
+    const [workflowUrl] = await workerMetricsUrls('worker-workflow');
+    expect(await scrape(workflowUrl!)).toMatch(/^temporal_workflow_completed\{/m);
+    expect(metricsUrls.map((url) => new URL(url).port)).not.toContain(new URL(workflowUrl!).port);
   });
 
   test('with METRICS_TOKEN set, /metrics asks for it', async () => {
@@ -215,6 +255,9 @@ async function inProcessApi(changes: NodeJS.ProcessEnv): Promise<{ url: string; 
 }
 
 describe('health and readiness', () => {
+  // The search queue is needed only where a search engine is set: on the cluster, not on the dev stack.
+  const searches = Boolean(stackEnv().SEARXNG_URL);
+
   test('the API is alive and ready when a worker polls every queue it needs', async () => {
     expect(await (await fetch(`${base()}/health`)).json()).toEqual({ status: 'ok' });
     const ready = await fetch(`${base()}/ready`);
@@ -225,6 +268,7 @@ describe('health and readiness', () => {
       'webloom-browser',
       'webloom-fetch',
       'webloom-model',
+      ...(searches ? ['webloom-search'] : []),
       'webloom-workflows',
     ]);
     for (const queue of Object.values(body.queues)) expect(queue.pollers).toBeGreaterThan(0);
@@ -244,6 +288,7 @@ describe('health and readiness', () => {
           `no worker polls ${prefix}-fetch for activity tasks`,
           `no worker polls ${prefix}-browser for activity tasks`,
           `no worker polls ${prefix}-model for activity tasks`,
+          ...(searches ? [`no worker polls ${prefix}-search for activity tasks`] : []),
         ],
       });
       // Alive all the same, and no key asked for.
@@ -265,7 +310,10 @@ describe('health and readiness', () => {
   });
 
   test('a worker process answers /health and /ready on its metrics port', async () => {
-    const at = (await workerMetricsUrl('worker-fetch.log')).replace(/\/metrics$/, '');
+    // The dev stack fetches and renders in one process; the cluster gives each role processes of their own.
+    const onCluster = testTopology() === 'cluster';
+    const [metricsUrl] = await workerMetricsUrls(onCluster ? 'worker-browser' : 'worker-fetch');
+    const at = metricsUrl!.replace(/\/metrics$/, '');
     expect(await (await fetch(`${at}/health`)).json()).toEqual({ status: 'ok' });
     const ready = await fetch(`${at}/ready`);
     expect(ready.status).toBe(200);
@@ -276,7 +324,11 @@ describe('health and readiness', () => {
     expect(sessionQueue).toMatch(/^webloom-browser-session-/);
     expect(body).toEqual({
       status: 'ready',
-      workers: { 'webloom-fetch': 'RUNNING', 'webloom-browser': 'RUNNING', [sessionQueue!]: 'RUNNING' },
+      workers: {
+        ...(onCluster ? {} : { 'webloom-fetch': 'RUNNING' }),
+        'webloom-browser': 'RUNNING',
+        [sessionQueue!]: 'RUNNING',
+      },
     });
   });
 });
@@ -290,15 +342,6 @@ function spawnProcess(name: string, script: string, args: string[], changes: Nod
   });
   void child.exited.then(() => log.end());
   return child;
-}
-
-/** Waits until `condition` holds, polling. */
-async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 const json = (value: unknown): string => JSON.stringify(value);
@@ -343,19 +386,26 @@ describe('graceful shutdown', () => {
   test('an API told to stop refuses new connections, finishes requests in flight, and ends event streams where the client resumes on another API', async () => {
     const corpus = await startResearchCorpus();
     const search = await startSearchStandIn(corpus);
-    const port = await freePort();
     const changes = {
-      PORT: String(port),
       TASK_QUEUE_PREFIX: 'observe-drain',
       SEARXNG_URL: search.baseUrl,
       CACHE_DIR: path.join(LOGS, 'observe-drain-cache'),
       SHUTDOWN_GRACE_MS: '20000',
     };
-    const api = spawnProcess('drain-api', 'api/main.js', [], changes);
     const worker = spawnProcess('drain-worker', 'workers/main.js', ['workflow,model,fetch,browser'], changes);
-    const at = `http://127.0.0.1:${port}`;
+    const drainLog = createWriteStream(path.join(LOGS, 'observe-drain-api.log'));
+    const started = await startSecondApi('observe drain-api', {
+      env: { ...stackEnv(), ...changes },
+      onLine: (line) => drainLog.write(`${line}\n`),
+      ready: async (root) => (await fetch(`${root}/ready`)).status === 200,
+    }).catch(async (err: unknown) => {
+      await worker.stop();
+      throw err;
+    });
+    const api = started.child;
+    void api.exited.then(() => drainLog.end());
+    const at = started.root;
     try {
-      await waitUntil('the API to be ready', api, async () => (await fetch(`${at}/ready`)).status === 200, 60_000);
       await fetch(`${process.env.TEST_MODEL_URL}/__control/script`, { method: 'POST', body: json(RESEARCH_SCRIPT) });
       // The query names a page that takes seconds to load: the run is still reading it when the API stops.
       const stream = await SseStream.open(`${at}/v1/research`, {
@@ -371,7 +421,7 @@ describe('graceful shutdown', () => {
         headers: { authorization: `Bearer ${apiKey()}`, 'content-type': 'application/json' },
         body: json({ url: fixtures.url('/slow'), nocache: true }),
       });
-      await until(() => slowHits > hits, 10_000);
+      await eventually(() => slowHits > hits, { what: 'the slow page to be asked for', timeoutMs: 10_000 });
 
       const stopping = Date.now();
       api.process.kill('SIGTERM');
@@ -425,7 +475,7 @@ describe('graceful shutdown', () => {
         body: json({ url: fixtures.url('/slow'), nocache: true }),
         signal: AbortSignal.timeout(30_000),
       });
-      await until(() => slowHits > hits, 10_000);
+      await eventually(() => slowHits > hits, { what: 'the slow page to be asked for', timeoutMs: 10_000 });
       const stopping = Date.now();
       fetcher.process.kill('SIGTERM');
       const res = await answer;

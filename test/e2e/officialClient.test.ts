@@ -15,6 +15,7 @@ import { CLIENT_SCRIPT, pythonWithClient } from '../support/pythonClient';
 import { FAST_EVENTS, scriptModel, volcanoScript } from '../support/researchScript';
 import { startResearchStack, type ResearchStack } from '../support/researchStack';
 import { sdkEventChecker } from '../support/sdkEventSchemas';
+import { NO_SEARCH_ENGINE, startSecondApi, stackEnv } from '../support/secondApi';
 
 /**
  * The official clients pointed at this server, as their users would: @tabstack/sdk (npm) for
@@ -99,6 +100,8 @@ describe('@tabstack/sdk', () => {
 
   it('raises the typed error of each refusal, with the spec message', async () => {
     const url = fixtures.url('/lamp');
+    // The shared stack may have a search engine (the cluster's has one): this API has none.
+    const unsearched = await startSecondApi('api without a search engine', { env: stackEnv(NO_SEARCH_ENGINE) });
     const cases: [() => Promise<unknown>, new (...args: never[]) => Error, number, string][] = [
       [() => client().extract.markdown({ url: '' }), BadRequestError, 400, 'url is required'],
       [
@@ -131,15 +134,24 @@ describe('@tabstack/sdk', () => {
         400,
         'json schema must be a valid object',
       ],
-      [() => client().agent.research({ query: 'q' }), InternalServerError, 503, 'research service is not configured'],
+      [
+        () => client(`${unsearched.root}/v1`).agent.research({ query: 'q' }),
+        InternalServerError,
+        503,
+        'research service is not configured',
+      ],
     ];
-    for (const [call, type, status, error] of cases) {
-      const err = (await refusal(call())) as { status: number; error: unknown };
-      expect({ type: err instanceof type, status: err.status, body: err.error }).toEqual({
-        type: true,
-        status,
-        body: { error },
-      });
+    try {
+      for (const [call, type, status, error] of cases) {
+        const err = (await refusal(call())) as { status: number; error: unknown };
+        expect({ type: err instanceof type, status: err.status, body: err.error }).toEqual({
+          type: true,
+          status,
+          body: { error },
+        });
+      }
+    } finally {
+      await unsearched.stop();
     }
   });
 });

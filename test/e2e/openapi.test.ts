@@ -7,12 +7,14 @@ import { html, startFixtureServer, type FixtureServer } from '../support/fixture
 import { readAnswer, ResponseChecker, type Answer } from '../support/openApiResponses';
 import { scriptModel, volcanoScript } from '../support/researchScript';
 import { startResearchStack, type ResearchStack } from '../support/researchStack';
+import { NO_SEARCH_ENGINE, startSecondApi, stackEnv } from '../support/secondApi';
 
 /**
  * GET /v1/openapi.json on the real stack, and the API held to it: the document is a valid
  * OpenAPI 3.1 description, and real requests to every operation it offers, answered and refused,
  * get a status, a content type and a body (every event of a stream) that it describes. Research
- * runs on a stack with a search engine (test/support/researchStack.ts); the shared stack has none.
+ * runs on a stack with a search engine (test/support/researchStack.ts), and is refused by an API
+ * started without one.
  */
 
 const PAGE = `<!doctype html><html><head><title>Harbour Lamp</title>
@@ -218,6 +220,10 @@ describe('POST /research and GET /runs/{runId}/events', () => {
   });
 
   it('refuse as described', async () => {
+    // The shared stack may have a search engine (the cluster's has one): this API has none.
+    const unsearched = await startSecondApi('openapi api without a search engine', {
+      env: stackEnv(NO_SEARCH_ENGINE),
+    });
     const cases: [string, string, string, number, Request, string][] = [
       ['post', '/research', '/research', 400, { body: { query: ' ' } }, 'query is required'],
       [
@@ -229,7 +235,14 @@ describe('POST /research and GET /runs/{runId}/events', () => {
         'mode must be one of: fast, balanced',
       ],
       ['post', '/research', '/research', 401, { body: { query: 'q' }, key: null }, 'invalid or missing API key'],
-      ['post', '/research', '/research', 503, { body: { query: 'q' } }, 'research service is not configured'],
+      [
+        'post',
+        '/research',
+        '/research',
+        503,
+        { body: { query: 'q' }, base: `${unsearched.root}/v1` },
+        'research service is not configured',
+      ],
       ['get', '/runs/{runId}/events', '/runs/research-01JC0000000000000000000000/events', 404, {}, 'not found'],
       ['get', '/runs/{runId}/events', '/runs/anything/events', 404, {}, 'not found'],
       ['get', '/runs/{runId}/events', '/runs/anything/events', 401, { key: null }, 'invalid or missing API key'],
@@ -242,9 +255,13 @@ describe('POST /research and GET /runs/{runId}/events', () => {
         'Last-Event-ID must be the id of an event of this stream',
       ],
     ];
-    for (const [method, template, path, status, options, error] of cases) {
-      const { answer } = await described(method, template, path, status, options);
-      expect(answer.body).toEqual({ error });
+    try {
+      for (const [method, template, path, status, options, error] of cases) {
+        const { answer } = await described(method, template, path, status, options);
+        expect(answer.body).toEqual({ error });
+      }
+    } finally {
+      await unsearched.stop();
     }
   });
 });

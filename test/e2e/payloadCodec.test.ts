@@ -19,6 +19,7 @@ import { SseStream } from '../support/sseClient';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 import { gzippedZeros, MiB } from '../support/gzipBomb';
 import { testPayloadKeys } from '../support/payloadKeys';
+import { eventually } from '../support/eventually';
 
 const codec = new ServicePayloadCodec(testPayloadKeys);
 const jsonPayload = (value: unknown) => ({
@@ -278,12 +279,13 @@ describe('payload codec', () => {
       const apiLogs = (await readdir(logDir)).filter((name) => /^api(-\d+)?\.log$/.test(name));
       return (await Promise.all(apiLogs.map((name) => readFile(path.join(logDir, name), 'utf8')))).join('');
     };
-    let log = await readLog();
-    for (let tries = 0; tries < 20 && !log.includes('/codec/:secret/decode'); tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      log = await readLog();
-    }
-    expect(log).toContain('/codec/:secret/decode');
+    const log = await eventually(
+      async () => {
+        const text = await readLog();
+        return text.includes('/codec/:secret/decode') && text;
+      },
+      { what: "the codec request's log line", timeoutMs: 10_000, intervalMs: 100 },
+    );
     expect(log).not.toContain(stackSetting('CODEC_SECRET'));
   });
 
@@ -368,6 +370,7 @@ describe('codec limits', () => {
         const res = await fetch(`${apiUrl().replace(/\/v1$/, '')}/healthz`);
         expect(res.status).toBe(200);
         healthMs.push(performance.now() - started);
+        // A probe every 10 ms while the bombs land: the pace of the load, not a wait for anything.
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     })();

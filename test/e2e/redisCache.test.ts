@@ -46,6 +46,7 @@ describe('RedisCache', () => {
       const page = { markdown: '# A', metadata: { title: 'A' }, storedAt: Date.now() };
       await hostA.set(key, page);
       expect(await hostB.get(key)).toEqual(page);
+      // Past the 400 ms TTL is the point: the entry must be gone then, and nothing marks the moment.
       await new Promise((resolve) => setTimeout(resolve, 600));
       expect(await hostB.get(key)).toBeUndefined();
     } finally {

@@ -13,6 +13,7 @@ import type { ResearchInput } from '../../src/workflows';
 import { call, post, stackSetting } from '../support/api';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 import { FIXTURE_HOST } from '../support/localStack';
+import { eventually } from '../support/eventually';
 
 /**
  * Finding, replaying and retrying runs on the real stack: the search attributes a run gets from
@@ -62,13 +63,14 @@ function tool(name: 'replayRun' | 'retryRun', ...args: string[]): Promise<ToolRu
 
 /** Workflow ids a visibility query finds, once it finds at least one (visibility lags a little). */
 async function listed(query: string): Promise<string[]> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const ids: string[] = [];
-    for await (const run of client.workflow.list({ query })) ids.push(run.workflowId);
-    if (ids.length > 0 || Date.now() > deadline) return ids;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  return eventually(
+    async () => {
+      const ids: string[] = [];
+      for await (const run of client.workflow.list({ query })) ids.push(run.workflowId);
+      return ids.length > 0 && ids;
+    },
+    { what: `a run that ${query}`, timeoutMs: 15_000, intervalMs: 200 },
+  );
 }
 
 /** The arguments a run was started with, decoded as a worker decodes them. */

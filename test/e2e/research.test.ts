@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config';
 import type { ResearchEvents } from '../../src/events/research';
 import { createLogger } from '../../src/telemetry/logger';
 import { testDataConverter as dataConverter } from '../support/payloadKeys';
-import { apiKey, apiUrl, call } from '../support/api';
+import { apiKey } from '../support/api';
 import type { FixtureServer } from '../support/fixtureServer';
 import { CORPUS, DISALLOWED_PATH, FAILING_PATH, SLOW_PATH } from '../support/researchCorpus';
 import { FAST_EVENTS, PLAN, scriptModel as script, volcanoScript } from '../support/researchScript';
@@ -15,12 +15,13 @@ import { startResearchStack, type ResearchStack } from '../support/researchStack
 import { sdkEventChecker } from '../support/sdkEventSchemas';
 import type { SearchStandIn } from '../support/searchStandIn';
 import { SseStream, type SseMessage } from '../support/sseClient';
+import { eventually } from '../support/eventually';
 
 /**
  * POST /v1/research end to end: its own API and worker processes (test/support/researchStack.ts)
  * with a SearXNG stand-in searching a corpus of 33 pages served on loopback, the shared Temporal
- * dev server, and the shared model stand-in scripted per test. The shared stack's API has no
- * search engine, so it shows the 503.
+ * dev server, and the shared model stand-in scripted per test. The refusals for a missing search
+ * engine or model come from an API in this process with those settings left out.
  */
 
 let stack: ResearchStack;
@@ -360,9 +361,11 @@ describe('POST /v1/research', () => {
       mode: 'balanced',
       nocache: true,
     });
-    while ((corpus.hits.get(SLOW_PATH) ?? 0) === slowHits) await new Promise((resolve) => setTimeout(resolve, 20));
-    // The slow page is on its way; the other pages have long been read and analyzed.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Killed while the slow page (SLOW_MS) is on its way: what the worker had recorded must not be done again.
+    await eventually(() => (corpus.hits.get(SLOW_PATH) ?? 0) > slowHits, {
+      what: 'the slow page to be asked for',
+      timeoutMs: 60_000,
+    });
     stack.workers.get('workflow,model')!.process.kill('SIGKILL');
     stack.spawnWorker('workflow,model');
     await stream.finished;
@@ -392,9 +395,10 @@ describe('POST /v1/research', () => {
     );
     const before = new Map(corpus.hits);
     const stream = await start({ query: 'How is volcanic unrest in Iceland watched, quickly?', nocache: true });
-    while ((corpus.hits.get(SLOW_PATH) ?? 0) === (before.get(SLOW_PATH) ?? 0))
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await eventually(() => (corpus.hits.get(SLOW_PATH) ?? 0) > (before.get(SLOW_PATH) ?? 0), {
+      what: 'the slow page to be asked for',
+      timeoutMs: 60_000,
+    });
     stack.workers.get('workflow,model')!.process.kill('SIGKILL');
     stack.spawnWorker('workflow,model');
     await stream.finished;
@@ -433,64 +437,14 @@ describe('POST /v1/research', () => {
 });
 
 describe('refusals before any stream', () => {
-  it('answers 400 with a clear message for a bad body', async () => {
-    const cases: [unknown, string][] = [
-      [{}, 'query is required'],
-      [{ query: '   ' }, 'query is required'],
-      [{ query: 42 }, 'query must be a string'],
-      [{ query: 'x'.repeat(10_001) }, 'query must be at most 10000 characters'],
-      [{ query: 'q', mode: 'deep' }, 'mode must be one of: fast, balanced'],
-      [{ query: 'q', fetch_timeout: 0 }, 'fetch_timeout must be a positive number of seconds'],
-      [{ query: 'q', fetch_timeout: '5' }, 'fetch_timeout must be a positive number of seconds'],
-      [{ query: 'q', nocache: 'yes' }, 'nocache must be a boolean'],
-    ];
-    for (const [body, error] of cases) {
-      const response = await fetch(`${base}/research`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${apiKey()}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      expect({ body, status: response.status, answer: await response.json() }).toEqual({
-        body,
-        status: 400,
-        answer: { error },
-      });
-    }
-    const invalid = await fetch(`${base}/research`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey()}`, 'content-type': 'application/json' },
-      body: '{"query":',
-    });
-    expect({ status: invalid.status, answer: await invalid.json() }).toEqual({
-      status: 400,
-      answer: { error: 'invalid JSON request body' },
-    });
-  });
-
-  it('answers 503 when no search engine is configured (the shared stack has none)', async () => {
-    const response = await call('POST', '/research', { json: { query: 'Volcanoes of Iceland' } });
-    expect(apiUrl()).not.toBe(base);
-    expect({ status: response.status, body: response.body }).toEqual({
-      status: 503,
-      body: { error: 'research service is not configured' },
-    });
-  });
-
-  it('counts the characters of a query as code points, as JSON Schema does', async () => {
-    const query = 'x'.repeat(9_990) + '\u{1F600}'.repeat(10);
-    const response = await call('POST', '/research', { json: { query } });
-    expect({ status: response.status, body: response.body }).toEqual({
-      status: 503,
-      body: { error: 'research service is not configured' },
-    });
-  });
-
-  it('answers 503 when no model is configured', async () => {
-    const config = loadConfig({ ...env, OPENAI_MODEL: '' });
-    const app = createApp(
-      createApiDeps(config, client, createLogger('warn', 'no-model')),
-      createLogger('warn', 'no-model'),
-    );
+  /**
+   * Research's API in this process with `changes` to this stack's settings: a refusal before any
+   * workflow needs no workers, and the shared stack's search engine (the cluster has one) is not
+   * this test's to rely on.
+   */
+  async function refusal(changes: NodeJS.ProcessEnv, body: unknown): Promise<{ status: number; body: unknown }> {
+    const logger = createLogger('warn', 'refusals');
+    const app = createApp(createApiDeps(loadConfig({ ...env, ...changes }), client, logger), logger);
     const server: Server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     try {
@@ -498,16 +452,28 @@ describe('refusals before any stream', () => {
       const response = await fetch(`http://127.0.0.1:${port}/v1/research`, {
         method: 'POST',
         headers: { authorization: `Bearer ${apiKey()}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ query: 'Volcanoes of Iceland' }),
+        body: JSON.stringify(body),
       });
-      expect({ status: response.status, body: await response.json() }).toEqual({
-        status: 503,
-        body: { error: 'research service is not configured' },
-      });
+      return { status: response.status, body: await response.json() };
     } finally {
       server.closeAllConnections();
       server.close();
     }
+  }
+  const NOT_CONFIGURED = { status: 503, body: { error: 'research service is not configured' } };
+  const NO_SEARCH_ENGINE = { SEARXNG_URL: '', BRAVE_SEARCH_API_KEY: '', SEARCH_ENGINE: '' };
+
+  it('answers 503 when no search engine is configured', async () => {
+    expect(await refusal(NO_SEARCH_ENGINE, { query: 'Volcanoes of Iceland' })).toEqual(NOT_CONFIGURED);
+  });
+
+  it('counts the characters of a query as code points, as JSON Schema does', async () => {
+    const query = 'x'.repeat(9_990) + '\u{1F600}'.repeat(10);
+    expect(await refusal(NO_SEARCH_ENGINE, { query })).toEqual(NOT_CONFIGURED);
+  });
+
+  it('answers 503 when no model is configured', async () => {
+    expect(await refusal({ OPENAI_MODEL: '' }, { query: 'Volcanoes of Iceland' })).toEqual(NOT_CONFIGURED);
   });
 });
 

@@ -1,19 +1,12 @@
 import { spawnChild } from '../../src/stack/children';
 import { DEFAULT_RESTART_POLICY, restartDelay, Supervisor } from '../../src/stack/supervisor';
+import { eventually } from '../support/eventually';
 
 /** The supervisor on real (tiny) processes: what it restarts, when, and when it stops trying. */
 
 const quiet = { onLine: () => undefined };
 const sleeper = () => spawnChild('sleeper', process.execPath, ['-e', 'setInterval(() => {}, 1000)'], quiet);
 const crasher = () => spawnChild('crasher', process.execPath, ['-e', 'process.exit(3)'], quiet);
-
-async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const alive = (pid: number | undefined): boolean => {
   try {
@@ -41,13 +34,17 @@ describe('Supervisor', () => {
       return child;
     });
     process.kill(pids[0]!, 'SIGKILL');
-    await until(() => pids.length === 2 && lines.length === 2);
+    await eventually(() => pids.length === 2 && lines.length === 2, {
+      what: 'the killed sleeper to be restarted and both lines logged',
+      timeoutMs: 10_000,
+    });
     expect(lines).toEqual([
       'sleeper was killed by SIGKILL; restarting it in 50 ms',
       `sleeper restarted (pid ${pids[1]})`,
     ]);
     await supervisor.stop();
     expect(alive(pids[1])).toBe(false);
+    // Nothing to wait for: a restart that does not come has no event, so give one (50 ms away) time to show.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(pids).toHaveLength(2);
   });
@@ -65,7 +62,7 @@ describe('Supervisor', () => {
       starts++;
       return crasher();
     });
-    await until(() => givenUp.length > 0);
+    await eventually(() => givenUp.length > 0, { what: 'the supervisor to give up on crasher', timeoutMs: 10_000 });
     expect(givenUp).toEqual(['crasher']);
     expect(starts).toBe(4);
     expect(lines).toEqual([
@@ -85,6 +82,7 @@ describe('Supervisor', () => {
     let child: ReturnType<typeof sleeper> | undefined;
     const adding = supervisor.add('slow starter', async () => {
       child = sleeper();
+      // A start that is still under way when stop() comes is the case under test.
       await new Promise((resolve) => setTimeout(resolve, 300));
       return child;
     });
@@ -105,7 +103,10 @@ describe('Supervisor', () => {
       return sleeper();
     });
     first.process.kill('SIGKILL');
-    await until(() => lines.some((line) => line.includes('giving up')));
+    await eventually(() => lines.some((line) => line.includes('giving up')), {
+      what: 'the supervisor to give up on flaky',
+      timeoutMs: 10_000,
+    });
     expect(lines).toEqual([
       'flaky was killed by SIGKILL; restarting it in 20 ms',
       'flaky failed to restart (port taken); restarting it in 40 ms',

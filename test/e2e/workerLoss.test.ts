@@ -1,8 +1,9 @@
 import path from 'node:path';
-import { spawnChild, waitUntil, type Child } from '../../src/stack/children';
-import { freePort } from '../../src/stack/devServer';
+import { spawnChild, type Child } from '../../src/stack/children';
 import { apiKey } from '../support/api';
+import { eventually } from '../support/eventually';
 import { startFixtureServer, type FixtureServer } from '../support/fixtureServer';
+import { startSecondApi, stackEnv } from '../support/secondApi';
 
 /**
  * A fetch whose worker dies mid-attempt. The server only learns of it by the missing
@@ -30,30 +31,25 @@ beforeAll(async () => {
 afterAll(() => fixtures.close());
 
 it('retries a fetch whose worker died on another worker within the heartbeat timeout', async () => {
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    ...(JSON.parse(process.env.TEST_STACK_ENV ?? '{}') as NodeJS.ProcessEnv),
-    PORT: String(port),
-    TASK_QUEUE_PREFIX: 'webloom-worker-loss',
-  };
+  const env = stackEnv({ TASK_QUEUE_PREFIX: 'webloom-worker-loss' });
   const quiet = { env, onLine: () => undefined };
   const worker = (name: string, roles: string) =>
     spawnChild(name, process.execPath, ['--max-semi-space-size=64', path.join(DIST, 'workers/main.js'), roles], quiet);
   const children: Child[] = [];
   try {
-    const api = spawnChild('api', process.execPath, [path.join(DIST, 'api/main.js')], quiet);
-    children.push(api, worker('workflow worker', 'workflow'));
+    children.push(worker('workflow worker', 'workflow'));
     const doomed = worker('fetch worker that dies', 'fetch');
     children.push(doomed);
-    const base = `http://127.0.0.1:${port}`;
-    await waitUntil('the API', api, async () => (await fetch(`${base}/healthz`)).ok, 60_000);
+    const api = await startSecondApi('api', { env });
+    children.push(api.child);
+    const base = api.root;
     const started = Date.now();
     const answer = fetch(`${base}/v1/extract/markdown`, {
       method: 'POST',
       headers: { authorization: `Bearer ${apiKey()}`, 'content-type': 'application/json' },
       body: JSON.stringify({ url: fixtures.url('/slow'), effort: 'standard', nocache: true }),
     });
-    while (!fixtures.hits.get('/slow')) await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually(() => fixtures.hits.get('/slow'), { what: 'the fetch of /slow to begin', timeoutMs: 30_000 });
     doomed.process.kill('SIGKILL');
     children.push(worker('fetch worker that takes over', 'fetch'));
     const response = await answer;

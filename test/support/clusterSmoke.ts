@@ -3,6 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { startFixtureServer } from './fixtureServer';
 import { FIXTURE_HOST } from './localStack';
+import { eventually } from './eventually';
 
 /**
  * CI's check of `npm run start:cluster` as the README writes it, with no port or key of ours:
@@ -18,8 +19,6 @@ const UP_WITHIN_MS = 10 * 60_000;
 /** Each service's graceful stop, PostgreSQL's included, on a loaded machine. */
 const GONE_WITHIN_MS = 60_000;
 const TITLE = 'Cluster smoke page';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Every process alive, with its parent; a zombie has ended. */
 async function processTree(): Promise<Map<number, number>> {
@@ -69,12 +68,13 @@ async function main(): Promise<void> {
       process.stdout.write(chunk);
     });
   try {
-    const deadline = Date.now() + UP_WITHIN_MS;
-    while (!output.includes('webloom cluster is running')) {
-      if (launcher.exitCode !== null) throw new Error(`npm run start:cluster exited with code ${launcher.exitCode}`);
-      if (Date.now() > deadline) throw new Error(`the cluster was not up within ${UP_WITHIN_MS / 1000} s`);
-      await sleep(500);
-    }
+    await eventually(
+      () => {
+        if (launcher.exitCode !== null) throw new Error(`npm run start:cluster exited with code ${launcher.exitCode}`);
+        return output.includes('webloom cluster is running');
+      },
+      { what: 'the cluster to be up', timeoutMs: UP_WITHIN_MS, intervalMs: 500 },
+    );
     const banner = output.slice(output.indexOf('webloom cluster is running'));
     const apis = [...banner.matchAll(/API base URL +(\S+)/g)].map((match) => match[1]!);
     const key = /API key +(\S+)/.exec(banner)?.[1];
@@ -93,14 +93,19 @@ async function main(): Promise<void> {
     const cluster = await descendants(launcher.pid!);
     const killedAt = Date.now();
     launcher.kill('SIGKILL');
-    let left = cluster;
-    while (left.length > 0 && Date.now() - killedAt < GONE_WITHIN_MS) {
-      await sleep(200);
-      const tree = await processTree();
-      left = cluster.filter((pid) => tree.has(pid));
-    }
-    if (left.length > 0)
-      throw new Error(`${left.length} of the cluster's ${cluster.length} processes outlived a killed launcher`);
+    await eventually(
+      async () => {
+        const tree = await processTree();
+        const left = cluster.filter((pid) => tree.has(pid));
+        if (left.length > 0) throw new Error(`${left.length} of the cluster's ${cluster.length} processes are left`);
+        return true;
+      },
+      {
+        what: "the cluster's processes to be gone after the launcher was killed",
+        timeoutMs: GONE_WITHIN_MS,
+        intervalMs: 200,
+      },
+    );
     console.log(`[smoke] launcher killed: all ${cluster.length} processes gone after ${Date.now() - killedAt} ms`);
   } finally {
     try {

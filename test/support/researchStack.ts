@@ -1,10 +1,10 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import path from 'node:path';
-import { spawnChild, waitUntil, type Child } from '../../src/stack/children';
-import { freePort } from '../../src/stack/devServer';
+import { spawnChild, type Child } from '../../src/stack/children';
 import type { FixtureServer } from './fixtureServer';
 import { startResearchCorpus } from './researchCorpus';
 import { startSearchStandIn, type SearchStandIn } from './searchStandIn';
+import { startSecondApi, stackEnv } from './secondApi';
 
 /**
  * A stack that can research, beside the shared one (whose API has no search engine, so it
@@ -41,16 +41,13 @@ export async function startResearchStack(name: string): Promise<ResearchStack> {
   };
   const corpus = await startResearchCorpus();
   const search = await startSearchStandIn(corpus);
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    ...(JSON.parse(process.env.TEST_STACK_ENV ?? '{}') as NodeJS.ProcessEnv),
-    PORT: String(port),
+  const env = stackEnv({
     TASK_QUEUE_PREFIX: `${name}-e2e`,
     SEARXNG_URL: search.baseUrl,
     CACHE_DIR: path.join(LOGS, `${name}-cache`),
     CACHE_TTL_SECONDS: '600',
     RESEARCH_PAGE_CONCURRENCY: '4',
-  };
+  });
   const spawnWorker = (roles: string): Child => {
     const child = spawnChild(
       `${name} worker ${roles}`,
@@ -69,17 +66,13 @@ export async function startResearchStack(name: string): Promise<ResearchStack> {
     await Promise.all(logs.map((stream) => new Promise((resolve) => stream.end(resolve))));
   };
   try {
-    const api = spawnChild(`${name} api`, process.execPath, [path.join(DIST, 'api/main.js')], {
-      env,
-      onLine: logTo('api'),
-    });
-    children.push(api);
     spawnWorker('workflow,model');
     spawnWorker('fetch,browser');
-    await waitUntil(`the ${name} API`, api, async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 60_000);
+    const api = await startSecondApi(`${name} api`, { env, onLine: logTo('api') });
+    children.push(api.child);
+    return { base: `${api.root}/v1`, corpus, search, env, workers, spawnWorker, close };
   } catch (err) {
     await close();
     throw err;
   }
-  return { base: `http://127.0.0.1:${port}/v1`, corpus, search, env, workers, spawnWorker, close };
 }

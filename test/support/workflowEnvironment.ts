@@ -6,6 +6,9 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
+import { listEventsQuery, type RecordedEvent } from '../../src/events/messages';
 import { FAILURE_CONVERTER_PATH } from '../../src/temporal/payloadCodec';
 import { indexedSearchAttributes } from '../../src/temporal/registerSearchAttributes';
 import { testDataConverter as dataConverter } from './payloadKeys';
@@ -83,6 +86,11 @@ async function startWorker(
 /** A test server with a worker running the service's workflows beside test-double activities. */
 export interface WorkflowTier {
   env: TestWorkflowEnvironment;
+  /**
+   * Starts `workflowType` with one argument on the tier's task queue, under a fresh id unless given
+   * one (Automate reads its run's ULID from the end of its id, as the API makes it).
+   */
+  start(workflowType: string, input: unknown, workflowId?: string): Promise<WorkflowHandle>;
   /** Stops the worker and the server; safe after a start that failed halfway. */
   stop(): Promise<void>;
 }
@@ -101,9 +109,62 @@ export async function startWorkflowTier(taskQueue: string, activities: object): 
       env = await starting;
     });
     worker = await startWorker(env!, taskQueue, workflowBundle, activities);
-    return { env: env!, stop };
+    const started = env!;
+    const start = (
+      workflowType: string,
+      input: unknown,
+      workflowId = `${workflowType}-${Math.random().toString(36).slice(2)}`,
+    ) => started.client.workflow.start(workflowType, { taskQueue, workflowId, args: [input] });
+    return { env: started, start, stop };
   } catch (err) {
     await stop();
     throw err;
   }
+}
+
+/**
+ * The ApplicationFailure a run ended with: the workflow's own, or the activity's when the workflow
+ * let an ActivityFailure through (the API reads the type the same way). Fails the test when the
+ * run succeeded.
+ */
+export async function failureOf(run: Promise<unknown>): Promise<ApplicationFailure> {
+  const err = await run.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(WorkflowFailedError);
+  const cause = (err as WorkflowFailedError).cause;
+  const failure = cause instanceof ActivityFailure ? cause.cause : cause;
+  expect(failure).toBeInstanceOf(ApplicationFailure);
+  return failure as ApplicationFailure;
+}
+
+/** Every event a run has recorded so far, read page by page as the API reads them. */
+export async function recordedEvents(handle: WorkflowHandle): Promise<RecordedEvent[]> {
+  const events: RecordedEvent[] = [];
+  for (
+    let result = await handle.query(listEventsQuery, { after: 0 });
+    result.events.length > 0;
+    result = await handle.query(listEventsQuery, { after: events.at(-1)!.id })
+  ) {
+    events.push(...result.events);
+  }
+  return events;
+}
+
+/**
+ * Runs an agent workflow to its end: its events, and the failure when it failed (the agent
+ * workflows end with an ApplicationFailure of their own, never an activity's).
+ */
+export async function finished(
+  handle: WorkflowHandle,
+): Promise<{ events: RecordedEvent[]; failure?: ApplicationFailure }> {
+  const failure = await handle.result().then(
+    () => undefined,
+    (err: unknown) => {
+      expect(err).toBeInstanceOf(WorkflowFailedError);
+      return (err as WorkflowFailedError).cause as ApplicationFailure;
+    },
+  );
+  return { events: await recordedEvents(handle), failure };
 }

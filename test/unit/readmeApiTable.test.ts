@@ -16,14 +16,21 @@ function readmeEndpoints(): string[] {
 }
 
 describe("the README's endpoint table", () => {
-  it('lists every operation of the API description', () => {
-    // The description's paths are relative to its server, /v1; /healthz is the one outside it.
-    const documented = Object.entries(apiDocument().paths)
-      .filter(([route]) => route !== '/healthz')
-      .flatMap(([route, methods]) =>
-        Object.keys(methods).map((method) => `${method.toUpperCase()} ${normalized(route)}`),
-      );
-    expect(readmeEndpoints().sort()).toEqual(expect.arrayContaining(documented.sort()));
+  // The description's paths are relative to its server, /v1; /healthz is the one outside it.
+  const documented = Object.entries(apiDocument().paths)
+    .filter(([route]) => route !== '/healthz')
+    .flatMap(([route, methods]) =>
+      Object.keys(methods).map((method) => `${method.toUpperCase()} ${normalized(route)}`),
+    );
+
+  it('lists every operation of the API description, and no other', () => {
+    expect(readmeEndpoints().sort()).toEqual(documented.sort());
+  });
+
+  it('lists both Automate operations, as served', () => {
+    const automate = ['POST /automate', `POST ${normalized('/automate/{requestId}/input')}`];
+    expect(documented).toEqual(expect.arrayContaining(automate));
+    expect(readmeEndpoints()).toEqual(expect.arrayContaining(automate));
   });
 
   it('calls no operation the API serves "on the way"', () => {

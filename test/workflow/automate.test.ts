@@ -1,10 +1,10 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ulid } from 'ulid';
 import type { AutomateReply } from '../../src/activities/automateModel';
 import type { AutomateEvents } from '../../src/events/automate';
-import { listEventsQuery, type RecordedEvent } from '../../src/events/messages';
+import type { RecordedEvent } from '../../src/events/messages';
 import {
   SESSION_LOST,
   SESSIONS_BUSY_MESSAGE,
@@ -21,7 +21,8 @@ import {
 import { submitInputUpdate } from '../../src/operations/automateInput';
 import type { Decision, DecideInput, Validation } from '../../src/prompts/automate.v1';
 import { MODEL_FAILED } from '../../src/errors';
-import { startWorkflowTier, type WorkflowTier } from '../support/workflowEnvironment';
+import { eventually } from '../support/eventually';
+import { finished, recordedEvents, startWorkflowTier, type WorkflowTier } from '../support/workflowEnvironment';
 
 /**
  * The agent loop on Temporal's time-skipping test server, every activity a test double: how a
@@ -199,39 +200,8 @@ function inputFor(request: Partial<AutomateRequest> = {}, inputTimeoutMs = 120_0
   };
 }
 
-async function start(input: AutomateInput): Promise<WorkflowHandle> {
-  return tier.env.client.workflow.start('automate', {
-    taskQueue: TASK_QUEUE,
-    workflowId: `test-org/automate/${ulid()}`,
-    args: [input],
-  });
-}
-
-async function eventsOf(handle: WorkflowHandle): Promise<RecordedEvent[]> {
-  const events: RecordedEvent[] = [];
-  for (
-    let result = await handle.query(listEventsQuery, { after: 0 });
-    result.events.length > 0;
-    result = await handle.query(listEventsQuery, { after: events.at(-1)!.id })
-  ) {
-    events.push(...result.events);
-  }
-  return events;
-}
-
-/** Runs a task to its end; its events, and the failure when the run failed. */
-async function finish(handle: WorkflowHandle): Promise<{ events: RecordedEvent[]; failure?: ApplicationFailure }> {
-  let failure: ApplicationFailure | undefined;
-  try {
-    await handle.result();
-  } catch (err) {
-    expect(err).toBeInstanceOf(WorkflowFailedError);
-    failure = (err as WorkflowFailedError).cause as ApplicationFailure;
-  }
-  return { events: await eventsOf(handle), failure };
-}
-
-const run = async (input: AutomateInput) => finish(await start(input));
+const start = (input: AutomateInput) => tier.start('automate', input, `test-org/automate/${ulid()}`);
+const run = async (input: AutomateInput) => finished(await start(input));
 const names = (events: RecordedEvent[]) => events.map((event) => event.event);
 const dataOf = <E extends keyof AutomateEvents>(events: RecordedEvent[], name: E): AutomateEvents[E][] =>
   events.filter((event) => event.event === name).map((event) => event.data as AutomateEvents[E]);
@@ -239,12 +209,14 @@ const complete = (events: RecordedEvent[]) => dataOf(events, 'complete')[0]!;
 
 /** Waits (in real time: no skipping while nothing awaits the result) for the run's next input request. */
 async function inputRequest(handle: WorkflowHandle, count = 1): Promise<string> {
-  for (;;) {
-    const events = await eventsOf(handle);
-    const requests = events.filter((event) => event.event.startsWith('interactive:form_data:'));
-    if (requests.length >= count) return (requests[count - 1]!.data as { requestId: string }).requestId;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const requests = await eventually(
+    async () => {
+      const asked = (await recordedEvents(handle)).filter((event) => event.event.startsWith('interactive:form_data:'));
+      return asked.length >= count && asked;
+    },
+    { what: `input request ${count}`, timeoutMs: 30_000, intervalMs: 50 },
+  );
+  return (requests[count - 1]!.data as { requestId: string }).requestId;
 }
 
 describe('how a task ends', () => {
@@ -378,7 +350,7 @@ describe('interactive input', () => {
     doubles.decisions = [asking];
     const handle = await start(inputFor({ interactive: true }));
     const requestId = await inputRequest(handle);
-    const events = await eventsOf(handle);
+    const events = await recordedEvents(handle);
     expect(dataOf(events, 'interactive:form_data:request')[0]).toMatchObject({
       requestId,
       fields: FIELDS,
@@ -392,7 +364,7 @@ describe('interactive input', () => {
     await expect(
       handle.executeUpdate(submitInputUpdate, { args: [{ requestId, fields: values, cancelled: false }] }),
     ).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
-    const { events: all } = await finish(handle);
+    const { events: all } = await finished(handle);
     expect(doubles.filled).toEqual([values]);
     expect(doubles.stepInputs.join('\n')).not.toContain('4111111111111111');
     expect(doubles.opened[0]).toMatchObject({ hidden: [], guarded: [] });
@@ -410,12 +382,12 @@ describe('interactive input', () => {
     });
     const second = await inputRequest(handle, 2);
     expect(second).not.toBe(first);
-    const error = dataOf(await eventsOf(handle), 'interactive:form_data:error')[0]!;
+    const error = dataOf(await recordedEvents(handle), 'interactive:form_data:error')[0]!;
     expect(error.fieldErrors).toEqual({ e7: 'at least 12 characters are required' });
     await handle.executeUpdate(submitInputUpdate, {
       args: [{ requestId: second, fields: [{ ref: 'e7', value: '4111111111111111' }], cancelled: false }],
     });
-    await finish(handle);
+    await finished(handle);
     expect(doubles.filled).toEqual([[{ ref: 'e7', value: '4111111111111111' }]]);
   });
 
@@ -424,7 +396,7 @@ describe('interactive input', () => {
     const handle = await start(inputFor({ interactive: true }));
     const requestId = await inputRequest(handle);
     await handle.executeUpdate(submitInputUpdate, { args: [{ requestId, fields: [], cancelled: true }] });
-    const { events } = await finish(handle);
+    const { events } = await finished(handle);
     expect(doubles.filled).toEqual([]);
     expect(doubles.decided[1]!.steps.at(-1)!.outcome).toContain('declined');
     expect(complete(events).success).toBe(true);
@@ -434,7 +406,7 @@ describe('interactive input', () => {
     doubles.decisions = [asking];
     const handle = await start(inputFor({ interactive: true }, 120_000));
     const requestId = await inputRequest(handle);
-    const { events } = await finish(handle);
+    const { events } = await finished(handle);
     expect(doubles.decided[1]!.steps.at(-1)!.outcome).toContain('did not answer in time');
     expect(complete(events).success).toBe(true);
     await expect(

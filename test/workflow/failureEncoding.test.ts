@@ -1,8 +1,7 @@
-import { WorkflowFailedError } from '@temporalio/client';
-import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure } from '@temporalio/common';
 import type { MarkdownReading } from '../../src/reading/markdownReading';
 import type { ObtainedPage } from '../../src/types';
-import { startWorkflowTier, type WorkflowTier } from '../support/workflowEnvironment';
+import { failureOf, startWorkflowTier, type WorkflowTier } from '../support/workflowEnvironment';
 
 /**
  * Failure messages and stack traces go through the payload codec: a failure that quotes a secret
@@ -40,34 +39,13 @@ function readableText(value: unknown): string {
 }
 
 it('keeps failure messages out of history in clear, and clients still read them', async () => {
-  const workflowId = `failure-${Math.random().toString(36).slice(2)}`;
-  const err = await tier.env.client.workflow
-    .execute('extractMarkdown', {
-      taskQueue: TASK_QUEUE,
-      workflowId,
-      args: [
-        {
-          request: {
-            url: 'https://news.example/story',
-            effort: 'min',
-            content: 'main',
-            metadata: false,
-            nocache: true,
-          },
-          queues: { fetch: TASK_QUEUE, browser: TASK_QUEUE },
-        },
-      ],
-    })
-    .then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-  expect(err).toBeInstanceOf(WorkflowFailedError);
-  const cause = (err as WorkflowFailedError).cause;
-  expect(cause).toBeInstanceOf(ActivityFailure);
-  expect((cause as ActivityFailure).cause?.message).toBe(`${URL} answered HTTP 404`);
+  const handle = await tier.start('extractMarkdown', {
+    request: { url: 'https://news.example/story', effort: 'min', content: 'main', metadata: false, nocache: true },
+    queues: { fetch: TASK_QUEUE, browser: TASK_QUEUE },
+  });
+  expect((await failureOf(handle.result())).message).toBe(`${URL} answered HTTP 404`);
 
-  const history = await tier.env.client.workflow.getHandle(workflowId).fetchHistory();
+  const history = await handle.fetchHistory();
   const failures = (history.events ?? []).filter(
     (event) => event.activityTaskFailedEventAttributes || event.workflowExecutionFailedEventAttributes,
   );

@@ -1,9 +1,8 @@
-import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
-import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import type { MarkdownReading } from '../../src/reading/markdownReading';
 import type { ExtractMarkdownResult } from '../../src/operations/extractMarkdown';
 import type { Effort, ObtainedPage } from '../../src/types';
-import { startWorkflowTier, type WorkflowTier } from '../support/workflowEnvironment';
+import { failureOf, startWorkflowTier, type WorkflowTier } from '../support/workflowEnvironment';
 
 /**
  * The effort policy of obtainPage, through the extractMarkdown workflow: which of fetch and
@@ -82,29 +81,12 @@ beforeEach(() => {
 });
 
 function extract(effort: Effort): Promise<ExtractMarkdownResult> {
-  return tier.env.client.workflow.execute('extractMarkdown', {
-    taskQueue: TASK_QUEUE,
-    workflowId: `extract-${effort}-${Math.random().toString(36).slice(2)}`,
-    args: [
-      {
-        request: { url: URL, effort, content: 'main', metadata: false, nocache: false },
-        queues: { fetch: TASK_QUEUE, browser: TASK_QUEUE },
-      },
-    ],
-  });
-}
-
-/** The activity failure a failed run ends with: the page's own error, as the API maps it. */
-async function failureOf(run: Promise<unknown>): Promise<ApplicationFailure> {
-  const err = await run.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(WorkflowFailedError);
-  const activityFailure = (err as WorkflowFailedError).cause;
-  expect(activityFailure).toBeInstanceOf(ActivityFailure);
-  expect(activityFailure?.cause).toBeInstanceOf(ApplicationFailure);
-  return activityFailure!.cause as ApplicationFailure;
+  return tier
+    .start('extractMarkdown', {
+      request: { url: URL, effort, content: 'main', metadata: false, nocache: false },
+      queues: { fetch: TASK_QUEUE, browser: TASK_QUEUE },
+    })
+    .then((handle) => handle.result() as Promise<ExtractMarkdownResult>);
 }
 
 describe('effort standard', () => {

@@ -1,5 +1,4 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { WorkflowFailedError } from '@temporalio/client';
 import type { ResearchReply } from '../../src/activities/researchModel';
 import type { ResearchReading } from '../../src/reading/researchReading';
 import type { SearchWebInput, SearchWebResult } from '../../src/activities/searchWeb';
@@ -19,7 +18,7 @@ import type {
 } from '../../src/prompts/research.v1';
 import type { ObtainedPage } from '../../src/types';
 import type { ResearchInput } from '../../src/workflows';
-import { startWorkflowTier, type WorkflowTier } from '../support/workflowEnvironment';
+import { failureOf, finished, startWorkflowTier, type WorkflowTier } from '../support/workflowEnvironment';
 import { FAST_EVENTS } from '../support/researchScript';
 
 /**
@@ -192,32 +191,8 @@ function inputFor(mode: ResearchMode, query = 'Who built the harbour and when?')
   };
 }
 
-const workflowId = () => `research-${Math.random().toString(36).slice(2)}`;
-
 /** Runs a research to its end; its events, and the failure when it failed. */
-async function runResearch(input: ResearchInput): Promise<{ events: RecordedEvent[]; failure?: ApplicationFailure }> {
-  const handle = await tier.env.client.workflow.start('research', {
-    taskQueue: TASK_QUEUE,
-    workflowId: workflowId(),
-    args: [input],
-  });
-  let failure: ApplicationFailure | undefined;
-  try {
-    await handle.result();
-  } catch (err) {
-    expect(err).toBeInstanceOf(WorkflowFailedError);
-    failure = (err as WorkflowFailedError).cause as ApplicationFailure;
-  }
-  const events: RecordedEvent[] = [];
-  for (
-    let result = await handle.query(listEventsQuery, { after: 0 });
-    result.events.length > 0;
-    result = await handle.query(listEventsQuery, { after: events.at(-1)!.id })
-  ) {
-    events.push(...result.events);
-  }
-  return { events, failure };
-}
+const runResearch = async (input: ResearchInput) => finished(await tier.start('research', input));
 
 const names = (events: RecordedEvent[]) => events.map((event) => event.event);
 const dataOf = <E extends keyof ResearchEvents>(events: RecordedEvent[], name: E): ResearchEvents[E][] =>
@@ -410,22 +385,13 @@ describe('failures', () => {
       message: 'HTTP 429',
       nextRetryDelay: '10m',
     });
-    const handle = await tier.env.client.workflow.start('research', {
-      taskQueue: TASK_QUEUE,
-      workflowId: workflowId(),
-      args: [inputFor('fast')],
-    });
+    const handle = await tier.start('research', inputFor('fast'));
     const first = await handle.executeUpdate(readEventsUpdate, {
       args: [{ readerId: 'reader-1', after: 0, graceMs: 60_000 }],
     });
     expect(first.events.map((event) => event.event)).toContain('start');
     await handle.signal(releaseReaderSignal, { readerId: 'reader-1', graceMs: 60_000 });
-    const err = await handle.result().then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(err).toBeInstanceOf(WorkflowFailedError);
-    expect(((err as WorkflowFailedError).cause as ApplicationFailure).type).toBe('stream_abandoned');
+    expect(await failureOf(handle.result())).toMatchObject({ type: 'stream_abandoned' });
     const events = (await handle.query(listEventsQuery, { after: 0 })).events;
     expect(events.at(-1)).toEqual(
       expect.objectContaining({

@@ -1,12 +1,13 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import type { AskModelInput, ModelAnswer, ValidateInput } from '../../src/activities/askModel';
 import type { ModelInput } from '../../src/reading/readPage';
 import { MODEL_FAILED } from '../../src/errors';
 import type { ObtainedPage } from '../../src/types';
 import type { StructuredJsonInput } from '../../src/operations/structuredJson';
 import { ERROR_CODE, OUTCOME } from '../../src/temporal/searchAttributes';
-import { startWorkflowTier, type WorkflowTier } from '../support/workflowEnvironment';
+import { eventually } from '../support/eventually';
+import { failureOf, startWorkflowTier, type WorkflowTier } from '../support/workflowEnvironment';
 
 /**
  * The JSON workflows' loop: ask the model, show it the schema errors and ask again until the
@@ -104,26 +105,11 @@ function start(workflow: 'extractJson' | 'generateJson', repairAttempts = 2): Pr
     queues: { fetch: TASK_QUEUE, browser: TASK_QUEUE, model: TASK_QUEUE },
     repairAttempts,
   };
-  return tier.env.client.workflow.start(workflow, {
-    taskQueue: TASK_QUEUE,
-    workflowId: `${workflow}-${Math.random().toString(36).slice(2)}`,
-    args: [input],
-  });
+  return tier.start(workflow, input);
 }
 
 async function run(workflow: 'extractJson' | 'generateJson', repairAttempts = 2): Promise<unknown> {
   return (await start(workflow, repairAttempts)).result();
-}
-
-async function failureOf(run: Promise<unknown>): Promise<ApplicationFailure> {
-  const err = await run.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(WorkflowFailedError);
-  const cause = (err as WorkflowFailedError).cause;
-  expect(cause).toBeInstanceOf(ApplicationFailure);
-  return cause as ApplicationFailure;
 }
 
 describe('the repair loop', () => {
@@ -226,7 +212,7 @@ describe('the outcome in search attributes', () => {
   it('records a run cancelled while it waits', async () => {
     doubles.replies = [ApplicationFailure.create({ type: 'model_transient', message: 'busy', nextRetryDelay: '1h' })];
     const handle = await start('extractJson');
-    while (doubles.asked.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually(() => doubles.asked.length > 0, { what: 'the model to be asked', timeoutMs: 10_000 });
     await handle.cancel();
     expect(await outcomeOf(handle)).toEqual({ outcome: 'cancelled', errorCode: undefined });
   });
