@@ -68,7 +68,7 @@ export const SESSION_QUEUE_PATCH = 'session-queue';
  * a new session on another worker resumes at the last URL (`browser:reconnected`).
  */
 export async function automate(input: AutomateInput): Promise<void> {
-  const log = new EventLog<AutomateEvents>(automateStream, input.stream);
+  const log = new EventLog<AutomateEvents>(automateStream);
   const requests = new InputRequests();
   await recordingOutcome(async () => {
     const ending = await log.run(() => new AutomateRun(input, log, requests).run());

@@ -49,7 +49,7 @@ export const FAST_SHAPE_PATCH = 'research-fast-shape';
  * mid-run costs only the steps it had in hand.
  */
 export async function research(input: ResearchInput): Promise<void> {
-  const log = new EventLog<ResearchEvents>(researchStream, input.stream);
+  const log = new EventLog<ResearchEvents>(researchStream);
   await recordingOutcome(() => log.run(() => new ResearchRun(input, log).run()));
 }
 
