@@ -26,6 +26,7 @@ import type { AgentAction, AutomateInput, BrowserAction, FirewallRules, Observat
 import type { Decision, TaskContext, TaskPlan } from '../prompts/automate.v1';
 import { automateOptions } from '../config/timeouts';
 import { InputRequests } from './inputRequests';
+import { FormInput } from './formInput';
 import { TaskSession } from './taskSession';
 import { recordingOutcome } from './outcome';
 
@@ -33,8 +34,6 @@ import { recordingOutcome } from './outcome';
 const MAX_CONSECUTIVE_ERRORS = 5;
 /** Earlier steps each decision is reminded of. */
 const STEPS_SHOWN = 30;
-/** Answers to one input request that broke the fields' rules, before the agent goes on without. */
-const INPUT_ROUNDS = 3;
 
 /**
  * Automate (spec 2.9, 6.1): a browser agent. It opens a browser session on one worker, plans,
@@ -55,6 +54,7 @@ export async function automate(input: AutomateInput): Promise<void> {
 class AutomateRun {
   private readonly model;
   private readonly session: TaskSession;
+  private readonly form: FormInput;
   private readonly firewall: FirewallRules;
   private readonly startTime = Date.now();
   private iterationId = 'setup';
@@ -68,15 +68,11 @@ class AutomateRun {
   private readonly metrics = new RunMetrics();
   /** The caller's data as the model sees it: credentials masked. */
   private readonly shownData?: string;
-  /** What the model must not read back from a page: the credentials of `data`, the caller's answers. */
-  private readonly hidden: string[];
-  /** What no address for an untrusted host may carry: the sensitive values of `data`, the caller's answers. */
-  private readonly guarded: string[];
 
   constructor(
     private readonly input: AutomateInput,
     private readonly log: EventLog<AutomateEvents>,
-    private readonly requests: InputRequests,
+    requests: InputRequests,
   ) {
     const options = automateOptions(input.timeouts);
     this.model = proxyActivities<AutomateModelActivities>({ taskQueue: input.queues.model, ...options.model });
@@ -85,11 +81,17 @@ class AutomateRun {
       enabled: !request.unsafeMode,
       trustedHostnames: request.trustedHostnames.map((host) => host.toLowerCase()),
     };
-    this.guarded = protectedValuesOf(request.data ?? {});
+    const guarded = protectedValuesOf(request.data ?? {});
     const data = modelData(request.data);
     this.shownData = data.shown;
-    this.hidden = data.credentials;
-    this.session = new TaskSession(input, { hidden: this.hidden, guarded: this.guarded }, this);
+    const secrets = {
+      /** What the model must not read back from a page: the credentials of `data`, the caller's answers. */
+      hidden: data.credentials,
+      /** What no address for an untrusted host may carry: the sensitive values of `data`, the caller's answers. */
+      guarded,
+    };
+    this.session = new TaskSession(input, secrets, this);
+    this.form = new FormInput(this, requests, secrets, this.firewall, input.inputTimeoutMs);
   }
 
   emit<E extends keyof AutomateEvents & string>(event: E, data: AutomateEvents[E]): void {
@@ -211,7 +213,7 @@ class AutomateRun {
         await this.extract(action.instruction);
         return undefined;
       case 'request_input':
-        await this.requestInput(action.ref, action.description);
+        await this.form.ask(this.session.held, action.ref, action.description);
         return undefined;
       case 'fill':
         return this.browse(fillOf(action, this.input.request.data));
@@ -307,59 +309,6 @@ class AutomateRun {
     return this.validations < maxValidationAttempts ? undefined : endings.notValidated(answer, maxValidationAttempts);
   }
 
-  /**
-   * Asks the caller for the fields of a form (interactive mode): waits for the answer until the
-   * request expires, asks again while answers break the fields' rules, and has the session type
-   * the values without the model ever seeing them.
-   */
-  private async requestInput(ref: string, description: string): Promise<void> {
-    const session = this.session.held;
-    const { fields, formDescription } = await session.steps.describeForm({ sessionId: session.id, ref });
-    if (fields.length === 0) {
-      this.failedStep('request_input', `there is no form field around ${ref} to ask for`);
-      return;
-    }
-    let fieldErrors: Record<string, string> | undefined;
-    for (let round = 0; round < INPUT_ROUNDS; round++) {
-      const requestId = this.requests.open();
-      const request = {
-        requestId,
-        fields,
-        formDescription: formDescription || description,
-        pageTitle: session.title,
-        pageUrl: session.url,
-      };
-      if (fieldErrors) this.emit('interactive:form_data:error', this.framed({ ...request, fieldErrors }));
-      else this.emit('interactive:form_data:request', this.framed(request));
-      const answer = await this.requests.answer(this.input.inputTimeoutMs);
-      if (!answer) {
-        this.emit('agent:status', this.framed({ message: 'The input request expired; going on without it' }));
-        this.note('request_input', 'the user did not answer in time: go on without these fields');
-        return;
-      }
-      if (answer.cancelled) {
-        this.emit('agent:status', this.framed({ message: 'The user declined the input request' }));
-        this.note('request_input', 'the user declined: go on without these fields');
-        return;
-      }
-      const values = answer.fields.filter((entry) => entry.value !== '');
-      // The session guards and hides what the caller typed as it types it; a session opened
-      // after this one is told with the rest.
-      this.guarded.push(...values.map((entry) => entry.value).filter((value) => value.length >= 4));
-      this.hidden.push(...values.map((entry) => entry.value));
-      // The session checks each value against its field's rules before typing it.
-      fieldErrors = (await session.steps.fillFields({ sessionId: session.id, values, firewall: this.firewall }))
-        .fieldErrors;
-      if (Object.keys(fieldErrors).length === 0) {
-        const typed = new Set(values.map((entry) => entry.ref));
-        const labels = fields.filter((field) => typed.has(field.ref)).map((field) => field.label || field.ref);
-        this.notes.succeeded(this.iteration, 'request_input', `the user filled: ${labels.join(', ')} (values hidden)`);
-        return;
-      }
-    }
-    this.note('request_input', 'the user gave no valid values: go on without these fields');
-  }
-
   /** A model step, reported as an `ai:generation` (or `ai:generation:error`) event. */
   private async ask<T>(what: string, call: () => Promise<AutomateReply<T>>): Promise<T> {
     try {
@@ -387,6 +336,10 @@ class AutomateRun {
 
   note(action: string, outcome: string): void {
     this.notes.note(this.iteration, action, outcome);
+  }
+
+  succeeded(action: string, outcome: string): void {
+    this.notes.succeeded(this.iteration, action, outcome);
   }
 
   /** A step that failed: noted for the model, and counted towards MAX_ERRORS. */
