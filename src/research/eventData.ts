@@ -1,6 +1,7 @@
 import { ERRORS, type ErrorCode } from '../errors';
 import type { ResearchPayloads, ResearchPhase } from '../events/research';
 import type { Evaluation, Plan, Verdict } from '../prompts/research.v1';
+import { sampleOf, type AnalyzedPage } from './pages';
 import type { StopReason } from './stopRule';
 
 /** Research's event payloads that say more than a count: built here, recorded by the workflow. */
@@ -21,6 +22,35 @@ export function searchingData(iteration: number, queries: string[]): ResearchPay
     message: `Searching the web for ${queries.length} quer${queries.length === 1 ? 'y' : 'ies'}`,
     iteration,
     queries,
+  };
+}
+
+/** The end of a round's reading: how many of `targetCount` pages were analyzed, and a sample of each. */
+export function analyzedData(
+  iteration: number,
+  read: AnalyzedPage[],
+  targetCount: number,
+): ResearchPayloads['analyzing:end'] {
+  return {
+    message: `Analyzed ${read.length} of ${targetCount} page(s)`,
+    iteration,
+    analyzed: read.length,
+    failed: targetCount - read.length,
+    samples: read.map(sampleOf),
+  };
+}
+
+export function followedData(
+  iteration: number,
+  followed: AnalyzedPage[],
+  targetCount: number,
+): ResearchPayloads['following:end'] {
+  return {
+    message: `Followed ${followed.length} of ${targetCount} link(s)`,
+    iteration,
+    followed: followed.length,
+    failed: targetCount - followed.length,
+    samples: followed.map(sampleOf),
   };
 }
 

@@ -8,8 +8,10 @@ import { failureText } from '../temporal/failureText';
 import type { Evaluation, Outline, Plan, SourceNote } from '../prompts/research.v1';
 import type { CitableSource } from '../research/citations';
 import {
+  analyzedData,
   coverageData,
   failureData,
+  followedData,
   plannedData,
   roundEndData,
   searchingData,
@@ -17,7 +19,7 @@ import {
 } from '../research/eventData';
 import { MODE_BUDGETS, type ModeBudget } from '../research/modes';
 import type { PageAnalyst, PageReader } from '../research/pageReader';
-import { notesOf, sampleOf, type AnalyzedPage, type PageTarget } from '../research/pages';
+import { notesOf, type AnalyzedPage, type PageTarget } from '../research/pages';
 import { urlsInQuery } from '../research/queryUrls';
 import { bestPages, linksToFollow, qualityPages, searchTargets } from '../research/ranking';
 import { assembleReport, gapEvaluation, judgmentOf } from '../research/report';
@@ -286,13 +288,7 @@ class ResearchRun {
       pageCount: targets.length,
     });
     const read = await this.pages.analyze(iteration, targets, this.analyzePage);
-    this.emit('analyzing:end', {
-      message: `Analyzed ${read.length} of ${targets.length} page(s)`,
-      iteration,
-      analyzed: read.length,
-      failed: targets.length - read.length,
-      samples: read.map(sampleOf),
-    });
+    this.emit('analyzing:end', analyzedData(iteration, read, targets.length));
     return read;
   }
 
@@ -308,13 +304,7 @@ class ResearchRun {
       linkCount: targets.length,
     });
     const followed = await this.pages.analyze(iteration, targets, this.analyzePage);
-    this.emit('following:end', {
-      message: `Followed ${followed.length} of ${targets.length} link(s)`,
-      iteration,
-      followed: followed.length,
-      failed: targets.length - followed.length,
-      samples: followed.map(sampleOf),
-    });
+    this.emit('following:end', followedData(iteration, followed, targets.length));
   }
 
   private async evaluate(iteration: number): Promise<{ evaluation: Evaluation; stopReason?: StopReason }> {

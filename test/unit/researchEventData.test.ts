@@ -1,12 +1,15 @@
 import {
+  analyzedData,
   coverageData,
   failureData,
+  followedData,
   plannedData,
   roundEndData,
   searchingData,
   verdictData,
 } from '../../src/research/eventData';
 import type { Evaluation, Verdict } from '../../src/prompts/research.v1';
+import type { AnalyzedPage } from '../../src/research/pages';
 
 const evaluation: Evaluation = {
   coverage: 'Solid',
@@ -81,6 +84,48 @@ describe('research event data', () => {
       error: { name: 'research_failed', message: 'failed to complete the research' },
       activity: 'evaluating',
       iteration: 2,
+    });
+  });
+
+  it('counts the pages read against those tried, and shows each without its text', () => {
+    const page: AnalyzedPage = {
+      id: 1,
+      url: 'https://docs.example/guide',
+      urlSource: 'search-result',
+      title: 'Guide',
+      sourceQueries: ['guide'],
+      depth: 0,
+      iteration: 1,
+      analysis: {
+        relevance: 'high',
+        reliability: 'medium',
+        summary: 'How to',
+        keyFacts: ['secret fact'],
+        promisingLinks: [],
+      },
+    };
+    const sample = {
+      url: page.url,
+      title: 'Guide',
+      domain: 'docs.example',
+      urlSource: 'search-result',
+      relevance: 'high',
+      reliability: 'medium',
+      summary: 'How to',
+    };
+    expect(analyzedData(1, [page], 3)).toEqual({
+      message: 'Analyzed 1 of 3 page(s)',
+      iteration: 1,
+      analyzed: 1,
+      failed: 2,
+      samples: [sample],
+    });
+    expect(followedData(2, [], 2)).toEqual({
+      message: 'Followed 0 of 2 link(s)',
+      iteration: 2,
+      followed: 0,
+      failed: 2,
+      samples: [],
     });
   });
 });
