@@ -16,7 +16,6 @@ import {
   type ReadRequest,
   type ReadResult,
   type RecordedEvent,
-  type StreamState,
 } from './messages';
 import type { StreamedOperation, StreamFailure } from './streams';
 
@@ -45,11 +44,9 @@ export const READ_BUDGET = 1500;
  * Create it first thing in the workflow function, so its handlers exist before any read arrives.
  */
 export class EventLog<M extends object> {
-  private readonly events: RecordedEvent[];
+  private readonly events: RecordedEvent[] = [];
   /** JSON length of each event's data, for batching. */
-  private readonly sizes: number[];
-  private nextId: number;
-  private readonly earlierRunId?: string;
+  private readonly sizes: number[] = [];
   private closed = false;
   private reads = 0;
   /**
@@ -69,13 +66,8 @@ export class EventLog<M extends object> {
   /** `readBudget` is lowered only by tests, beside a server whose Update limit they lowered. */
   constructor(
     private readonly operation: StreamedOperation<M>,
-    state?: StreamState,
     private readonly readBudget = READ_BUDGET,
   ) {
-    this.events = state ? [...state.tail] : [];
-    this.sizes = this.events.map((event) => JSON.stringify(event.data).length);
-    this.nextId = state?.nextId ?? 1;
-    this.earlierRunId = state?.earlierRunId;
     setHandler(readEventsUpdate, (request) => this.read(request), { validator: (request) => this.validate(request) });
     setHandler(listEventsQuery, ({ after }) => this.answer(after));
     setHandler(releaseReaderSignal, ({ readerId, graceMs }) => this.release(readerId, graceMs));
@@ -132,12 +124,8 @@ export class EventLog<M extends object> {
   }
 
   private push(event: string, data: unknown, size: number): void {
-    this.events.push({ id: this.nextId++, event, data });
+    this.events.push({ id: this.events.length + 1, event, data });
     this.sizes.push(size);
-  }
-
-  private firstId(): number {
-    return this.events[0]?.id ?? this.nextId;
   }
 
   private end(failure: StreamFailure): void {
@@ -166,7 +154,7 @@ export class EventLog<M extends object> {
     try {
       // Not cancellable: a cancelled run still answers its readers, with the failure event.
       await CancellationScope.nonCancellable(() =>
-        condition(() => this.nextId - 1 > after || this.closed || this.released.has(readerId)),
+        condition(() => this.events.length > after || this.closed || this.released.has(readerId)),
       );
     } finally {
       const left = this.polling.get(readerId)! - 1;
@@ -178,19 +166,17 @@ export class EventLog<M extends object> {
   }
 
   private answer(after: number): ReadResult {
-    const firstId = this.firstId();
     const events: RecordedEvent[] = [];
     let chars = 0;
-    for (let i = Math.max(0, after + 1 - firstId); i < this.events.length; i++) {
+    // Ids count from 1 with no gap, so the event after `after` sits at index `after`.
+    for (let i = Math.max(0, after); i < this.events.length; i++) {
       if (events.length > 0 && chars + this.sizes[i]! > BATCH_CHARS) break;
       events.push(this.events[i]!);
       chars += this.sizes[i]!;
     }
     return {
       events,
-      headId: this.nextId - 1,
-      firstId,
-      earlierRunId: this.earlierRunId,
+      headId: this.events.length,
       closed: this.closed,
       readsSpent: this.readsSpent,
     };

@@ -26,22 +26,10 @@ export interface ReadResult {
   events: RecordedEvent[];
   /** The id of the last event recorded so far (0 when none). */
   headId: number;
-  /** The first id this run holds; older events are in the run `earlierRunId`. */
-  firstId: number;
-  earlierRunId?: string;
   /** The run recorded its last event: once a reader holds `headId`, nothing follows. */
   closed: boolean;
   /** The run takes no more reads (their Updates are spent): ask it by query from now on. */
   readsSpent: boolean;
-}
-
-/** What a run hands to the run that continues it, so ids go on and no unread event is lost. */
-export interface StreamState {
-  nextId: number;
-  /** Events no reader had acknowledged yet. */
-  tail: RecordedEvent[];
-  /** The run holding the events before the tail. */
-  earlierRunId: string;
 }
 
 /** Why a run refuses a read once its reads are spent. */

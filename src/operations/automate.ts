@@ -1,4 +1,3 @@
-import type { StreamState } from '../events/messages';
 import type { FieldType } from '../events/automate';
 import type { ActivityTimeouts } from '../config/timeouts';
 
@@ -31,7 +30,6 @@ export interface AutomateInput {
   /** Take a screenshot at each observation, and send it as an event when it is small. */
   screenshots: boolean;
   timeouts?: ActivityTimeouts;
-  stream?: StreamState;
 }
 
 /** One step the agent decides on (the model's answer, checked and typed). */

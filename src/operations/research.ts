@@ -1,6 +1,5 @@
 import type { ActivityTimeouts } from '../config/timeouts';
 import type { ResearchMode } from '../events/research';
-import type { StreamState } from '../events/messages';
 import type { PageQueues } from './pageRequest';
 
 /** Research: the request after validation and defaults, and the workflow's input. */
@@ -24,5 +23,4 @@ export interface ResearchInput {
   pageTokens: number;
   /** The activities' timeouts (src/config/timeouts.ts); absent in runs started before they were given. */
   timeouts?: ActivityTimeouts;
-  stream?: StreamState;
 }

@@ -3,11 +3,9 @@ import {
   CancellationScope,
   isCancellation,
   log as workflowLog,
-  patched,
   proxyActivities,
   sleep,
   upsertMemo,
-  uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { AutomateModelActivities, AutomateReply } from '../activities/automateModel';
@@ -15,7 +13,7 @@ import { actionOf, describedAction, fillOf, shownArguments } from '../automate/a
 import { modelData } from '../automate/credentials';
 import { completeEvent, endings, failsRun, TaskEnded, type Ending } from '../automate/endings';
 import { generationData, setupData } from '../automate/eventData';
-import { modelFailureMessage, sessionLost, sessionsFull, stepFailure, unusableAnswer } from '../automate/failures';
+import { modelFailureMessage, sessionLost, stepFailure, unusableAnswer } from '../automate/failures';
 import { protectedValuesOf } from '../automate/firewall';
 import { pageView, taskContext } from '../automate/modelInputs';
 import { RunMetrics } from '../automate/runMetrics';
@@ -24,41 +22,18 @@ import type { AutomateEvents, InIteration } from '../events/automate';
 import { EventLog } from '../events/eventLog';
 import { automateStream } from '../events/streams';
 import { failureText } from '../temporal/failureText';
-import type {
-  AgentAction,
-  AutomateInput,
-  BrowserAction,
-  FirewallRules,
-  Observation,
-  OpenedSession,
-  SessionOpening,
-  SessionSteps,
-} from '../operations/automate';
+import type { AgentAction, AutomateInput, BrowserAction, FirewallRules, Observation } from '../operations/automate';
 import type { Decision, TaskContext, TaskPlan } from '../prompts/automate.v1';
 import { automateOptions } from '../config/timeouts';
 import { InputRequests } from './inputRequests';
+import { FormInput } from './formInput';
+import { TaskSession } from './taskSession';
 import { recordingOutcome } from './outcome';
 
 /** Failed actions in a row after which the agent gives up (MAX_ERRORS). */
 const MAX_CONSECUTIVE_ERRORS = 5;
-/** New sessions after a lost one, before the task fails. */
-const MAX_RECONNECTS = 3;
 /** Earlier steps each decision is reminded of. */
 const STEPS_SHOWN = 30;
-/** Answers to one input request that broke the fields' rules, before the agent goes on without. */
-const INPUT_ROUNDS = 3;
-
-/**
- * How long a task waits for a browser session while every one is in use. It asks again after 1 s,
- * then 2, 4, and every 5 s: each worker keeps a refused task's place in line while it keeps
- * asking (src/browser/sessionAdmission.ts), and hands slots out by fair shares across
- * organizations.
- */
-const SESSION_WAIT_MS = 5 * 60_000;
-const SESSION_ASK_MS = { first: 1_000, max: 5_000 };
-
-/** Runs that began before tasks waited for a session failed at the first refusal Temporal's retries did not cure. */
-export const SESSION_QUEUE_PATCH = 'session-queue';
 
 /**
  * Automate (spec 2.9, 6.1): a browser agent. It opens a browser session on one worker, plans,
@@ -68,7 +43,7 @@ export const SESSION_QUEUE_PATCH = 'session-queue';
  * a new session on another worker resumes at the last URL (`browser:reconnected`).
  */
 export async function automate(input: AutomateInput): Promise<void> {
-  const log = new EventLog<AutomateEvents>(automateStream, input.stream);
+  const log = new EventLog<AutomateEvents>(automateStream);
   const requests = new InputRequests();
   await recordingOutcome(async () => {
     const ending = await log.run(() => new AutomateRun(input, log, requests).run());
@@ -78,14 +53,13 @@ export async function automate(input: AutomateInput): Promise<void> {
 
 class AutomateRun {
   private readonly model;
-  private readonly opening;
-  private session?: { id: string; steps: SessionSteps; url: string; title: string };
+  private readonly session: TaskSession;
+  private readonly form: FormInput;
   private readonly firewall: FirewallRules;
   private readonly startTime = Date.now();
   private iterationId = 'setup';
   private iteration = 0;
   private actions = 0;
-  private reconnects = 0;
   private validations = 0;
   private feedback?: string;
   private plan: TaskPlan = { plan: '', successCriteria: '', actionItems: [] };
@@ -94,37 +68,39 @@ class AutomateRun {
   private readonly metrics = new RunMetrics();
   /** The caller's data as the model sees it: credentials masked. */
   private readonly shownData?: string;
-  /** What the model must not read back from a page: the credentials of `data`, the caller's answers. */
-  private readonly hidden: string[];
-  /** What no address for an untrusted host may carry: the sensitive values of `data`, the caller's answers. */
-  private readonly guarded: string[];
 
   constructor(
     private readonly input: AutomateInput,
     private readonly log: EventLog<AutomateEvents>,
-    private readonly requests: InputRequests,
+    requests: InputRequests,
   ) {
     const options = automateOptions(input.timeouts);
     this.model = proxyActivities<AutomateModelActivities>({ taskQueue: input.queues.model, ...options.model });
-    this.opening = proxyActivities<SessionOpening>({ taskQueue: input.queues.browser, ...options.opening });
     const { request } = input;
     this.firewall = {
       enabled: !request.unsafeMode,
       trustedHostnames: request.trustedHostnames.map((host) => host.toLowerCase()),
     };
-    this.guarded = protectedValuesOf(request.data ?? {});
+    const guarded = protectedValuesOf(request.data ?? {});
     const data = modelData(request.data);
     this.shownData = data.shown;
-    this.hidden = data.credentials;
+    const secrets = {
+      /** What the model must not read back from a page: the credentials of `data`, the caller's answers. */
+      hidden: data.credentials,
+      /** What no address for an untrusted host may carry: the sensitive values of `data`, the caller's answers. */
+      guarded,
+    };
+    this.session = new TaskSession(input, secrets, this);
+    this.form = new FormInput(this, requests, secrets, this.firewall, input.inputTimeoutMs);
   }
 
-  private emit<E extends keyof AutomateEvents & string>(event: E, data: AutomateEvents[E]): void {
+  emit<E extends keyof AutomateEvents & string>(event: E, data: AutomateEvents[E]): void {
     this.metrics.counted(event);
     this.log.emit(event, data);
   }
 
   /** A progress event's data: in the iteration it belongs to, at the time it is recorded. */
-  private framed<D extends object>(data: D): InIteration & D {
+  framed<D extends object>(data: D): InIteration & D {
     return { iterationId: this.iterationId, timestamp: Date.now(), ...data };
   }
 
@@ -140,7 +116,7 @@ class AutomateRun {
       else if (isCancellation(err)) throw err;
       else ending = endings.failed(failureText(err));
     } finally {
-      await CancellationScope.nonCancellable(() => this.closeSession());
+      await CancellationScope.nonCancellable(() => this.session.close());
     }
     this.finish(ending);
     return ending;
@@ -149,15 +125,15 @@ class AutomateRun {
   private async carryOut(): Promise<Ending> {
     const { request } = this.input;
     this.emit('task:setup', this.framed(setupData(request, this.shownData, this.input.screenshots)));
-    await this.openSession(request.url);
-    const page = await this.observe(false);
+    await this.session.open(request.url);
+    const page = await this.session.observe(false);
     this.plan = await this.ask('planning the task', () =>
       this.model.planTask({ ...this.context(), page: pageView(page), now: Date.now() }),
     );
     const { plan, successCriteria, actionItems } = this.plan;
     this.emit(
       'task:started',
-      this.framed({ task: request.task, url: this.session!.url, plan, successCriteria, actionItems }),
+      this.framed({ task: request.task, url: this.session.held.url, plan, successCriteria, actionItems }),
     );
     for (this.iteration = 1; this.iteration <= request.maxIterations; this.iteration++) {
       this.iterationId = `iteration-${this.iteration}`;
@@ -173,10 +149,10 @@ class AutomateRun {
   private async step(): Promise<Ending | undefined> {
     let page: Observation;
     try {
-      page = await this.observe(this.input.screenshots);
+      page = await this.session.observe(this.input.screenshots);
     } catch (err) {
       if (!sessionLost(err)) throw err;
-      await this.reconnect();
+      await this.session.reconnect();
       return undefined;
     }
     this.emit(
@@ -216,7 +192,7 @@ class AutomateRun {
       return await this.act(action);
     } catch (err) {
       if (!sessionLost(err)) throw err;
-      await this.reconnect();
+      await this.session.reconnect();
       return undefined;
     }
   }
@@ -237,7 +213,7 @@ class AutomateRun {
         await this.extract(action.instruction);
         return undefined;
       case 'request_input':
-        await this.requestInput(action.ref, action.description);
+        await this.form.ask(this.session.held, action.ref, action.description);
         return undefined;
       case 'fill':
         return this.browse(fillOf(action, this.input.request.data));
@@ -254,13 +230,13 @@ class AutomateRun {
     const shown = shownArguments(action);
     this.emit('browser:action_started', this.framed({ action: action.type, ...shown }));
     this.actions++;
-    const session = this.session!;
+    const session = this.session.held;
     const outcome = await session.steps.performAction({ sessionId: session.id, action, firewall: this.firewall });
     this.emit(
       'browser:action_completed',
       this.framed({ success: outcome.success, ...(outcome.error ? { error: outcome.error } : {}) }),
     );
-    this.moved(outcome.url, outcome.title, outcome.navigated);
+    this.session.moved(outcome.url, outcome.title, outcome.navigated);
     const described = describedAction(action.type, shown);
     if (outcome.blocked) this.note(described, `refused: ${outcome.error}`);
     else if (outcome.success)
@@ -276,7 +252,8 @@ class AutomateRun {
   private async extract(instruction: string): Promise<void> {
     let page;
     try {
-      page = await this.session!.steps.readPageText({ sessionId: this.session!.id });
+      const session = this.session.held;
+      page = await session.steps.readPageText({ sessionId: session.id });
     } catch (err) {
       const failure = stepFailure(err);
       if (failure === undefined) throw err;
@@ -296,7 +273,7 @@ class AutomateRun {
   private async validate(answer: string): Promise<Ending | undefined> {
     const { maxValidationAttempts } = this.input.request;
     this.validations++;
-    const page = this.session!;
+    const page = this.session.held;
     try {
       const validation = await this.ask('validating the answer', () =>
         this.model.validateCompletion({
@@ -332,154 +309,6 @@ class AutomateRun {
     return this.validations < maxValidationAttempts ? undefined : endings.notValidated(answer, maxValidationAttempts);
   }
 
-  /**
-   * Asks the caller for the fields of a form (interactive mode): waits for the answer until the
-   * request expires, asks again while answers break the fields' rules, and has the session type
-   * the values without the model ever seeing them.
-   */
-  private async requestInput(ref: string, description: string): Promise<void> {
-    const session = this.session!;
-    const { fields, formDescription } = await session.steps.describeForm({ sessionId: session.id, ref });
-    if (fields.length === 0) {
-      this.failedStep('request_input', `there is no form field around ${ref} to ask for`);
-      return;
-    }
-    let fieldErrors: Record<string, string> | undefined;
-    for (let round = 0; round < INPUT_ROUNDS; round++) {
-      const requestId = this.requests.open();
-      const request = {
-        requestId,
-        fields,
-        formDescription: formDescription || description,
-        pageTitle: session.title,
-        pageUrl: session.url,
-      };
-      if (fieldErrors) this.emit('interactive:form_data:error', this.framed({ ...request, fieldErrors }));
-      else this.emit('interactive:form_data:request', this.framed(request));
-      const answer = await this.requests.answer(this.input.inputTimeoutMs);
-      if (!answer) {
-        this.emit('agent:status', this.framed({ message: 'The input request expired; going on without it' }));
-        this.note('request_input', 'the user did not answer in time: go on without these fields');
-        return;
-      }
-      if (answer.cancelled) {
-        this.emit('agent:status', this.framed({ message: 'The user declined the input request' }));
-        this.note('request_input', 'the user declined: go on without these fields');
-        return;
-      }
-      const values = answer.fields.filter((entry) => entry.value !== '');
-      // The session guards and hides what the caller typed as it types it; a session opened
-      // after this one is told with the rest.
-      this.guarded.push(...values.map((entry) => entry.value).filter((value) => value.length >= 4));
-      this.hidden.push(...values.map((entry) => entry.value));
-      // The session checks each value against its field's rules before typing it.
-      fieldErrors = (await session.steps.fillFields({ sessionId: session.id, values, firewall: this.firewall }))
-        .fieldErrors;
-      if (Object.keys(fieldErrors).length === 0) {
-        const typed = new Set(values.map((entry) => entry.ref));
-        const labels = fields.filter((field) => typed.has(field.ref)).map((field) => field.label || field.ref);
-        this.notes.succeeded(this.iteration, 'request_input', `the user filled: ${labels.join(', ')} (values hidden)`);
-        return;
-      }
-    }
-    this.note('request_input', 'the user gave no valid values: go on without these fields');
-  }
-
-  private async openSession(url: string | undefined): Promise<void> {
-    const id = uuid4();
-    const opened = await this.waitingForSession({
-      sessionId: id,
-      ...(url ? { url } : {}),
-      ...(this.input.request.country ? { country: this.input.request.country } : {}),
-      // Outlives an input request's wait, so a session is not reaped while the caller types.
-      idleMs: this.input.inputTimeoutMs + 5 * 60_000,
-      hidden: this.hidden,
-      guarded: this.guarded,
-    });
-    const steps = proxyActivities<SessionSteps>({
-      taskQueue: opened.queue,
-      ...automateOptions(this.input.timeouts).step,
-    });
-    this.session = { id, steps, url: opened.url, title: opened.title };
-    this.emit('cdp:endpoint_connected', this.framed({ endpointIndex: this.reconnects, total: MAX_RECONNECTS + 1 }));
-    if (opened.url && opened.url !== 'about:blank')
-      this.emit('browser:navigated', this.framed({ title: opened.title, url: opened.url }));
-    if (opened.startError) {
-      this.emit('agent:status', this.framed({ message: `The start page did not load: ${opened.startError}` }));
-      this.failedStep('open the start page', opened.startError);
-    }
-  }
-
-  /** Opens the session, waiting up to SESSION_WAIT_MS for a free one; then the task ends with the fixed message. */
-  private async waitingForSession(request: Parameters<SessionOpening['openSession']>[0]): Promise<OpenedSession> {
-    const giveUpAt = Date.now() + SESSION_WAIT_MS;
-    for (let delay = SESSION_ASK_MS.first; ; delay = Math.min(2 * delay, SESSION_ASK_MS.max)) {
-      try {
-        return await this.opening.openSession(request);
-      } catch (err) {
-        if (!sessionsFull(err) || !patched(SESSION_QUEUE_PATCH)) throw err;
-        if (Date.now() + delay > giveUpAt) throw new TaskEnded(endings.sessionsBusy());
-        if (delay === SESSION_ASK_MS.first)
-          this.emit('agent:status', this.framed({ message: 'Every browser session is in use; waiting for one' }));
-        await sleep(delay);
-      }
-    }
-  }
-
-  /** The session's worker is gone: a new session on another worker, at the last page. */
-  private async reconnect(): Promise<void> {
-    const lastUrl = this.session?.url;
-    this.session = undefined;
-    if (++this.reconnects > MAX_RECONNECTS) throw new Error('the browser session was lost too many times');
-    this.emit(
-      'cdp:endpoint_cycle',
-      this.framed({ attempt: this.reconnects, total: MAX_RECONNECTS, error: 'the browser session was lost' }),
-    );
-    await this.openSession(lastUrl && lastUrl !== 'about:blank' ? lastUrl : this.input.request.url);
-    const startingUrl = this.session!.url;
-    this.emit(
-      'browser:reconnected',
-      this.framed({ startingUrl, endpointIndex: this.reconnects, total: MAX_RECONNECTS + 1 }),
-    );
-    this.note('browser', `the browser restarted at ${startingUrl}; earlier page state (forms) is gone`);
-  }
-
-  private async closeSession(): Promise<void> {
-    const session = this.session;
-    this.session = undefined;
-    if (!session) return;
-    try {
-      await session.steps.closeSession({ sessionId: session.id });
-    } catch {
-      // The worker is gone, and its session with it; an idle one would be reaped there.
-    }
-  }
-
-  /** An observation of the page: where the session is, and its screenshot for the stream. */
-  private async observe(screenshot: boolean): Promise<Observation> {
-    const session = this.session!;
-    const page = await session.steps.observePage({ sessionId: session.id, screenshot });
-    this.moved(page.url, page.title, false);
-    if (page.screenshotBytes !== undefined) {
-      this.emit('browser:screenshot_captured', this.framed({ format: 'jpeg', size: page.screenshotBytes }));
-      if (page.screenshot)
-        this.emit(
-          'browser:screenshot_captured_image',
-          this.framed({ image: page.screenshot.image, mediaType: 'image/jpeg' }),
-        );
-    }
-    return page;
-  }
-
-  /** Keeps the session's page up to date, and tells the stream when it changed. */
-  private moved(url: string, title: string, navigated: boolean): void {
-    const session = this.session!;
-    const changed = url !== session.url;
-    session.url = url;
-    session.title = title;
-    if (navigated || changed) this.emit('browser:navigated', this.framed({ title, url }));
-  }
-
   /** A model step, reported as an `ai:generation` (or `ai:generation:error`) event. */
   private async ask<T>(what: string, call: () => Promise<AutomateReply<T>>): Promise<T> {
     try {
@@ -505,12 +334,16 @@ class AutomateRun {
     return taskContext(this.input.request, this.shownData);
   }
 
-  private note(action: string, outcome: string): void {
+  note(action: string, outcome: string): void {
     this.notes.note(this.iteration, action, outcome);
   }
 
+  succeeded(action: string, outcome: string): void {
+    this.notes.succeeded(this.iteration, action, outcome);
+  }
+
   /** A step that failed: noted for the model, and counted towards MAX_ERRORS. */
-  private failedStep(action: string, error: string): void {
+  failedStep(action: string, error: string): void {
     this.notes.failed(this.iteration, action, error);
   }
 

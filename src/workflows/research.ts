@@ -1,15 +1,4 @@
-import {
-  ApplicationFailure,
-  isCancellation,
-  log as workflowLog,
-  patched,
-  proxyActivities,
-  upsertMemo,
-} from '@temporalio/workflow';
-import type { RobotsActivities } from '../activities/checkRobots';
-import type { PageCacheUse } from '../cache/pageCache';
-import type { ResearchModelActivities, ResearchReply } from '../activities/researchModel';
-import type { SearchActivities } from '../activities/searchWeb';
+import { ApplicationFailure, isCancellation, log as workflowLog, patched, upsertMemo } from '@temporalio/workflow';
 import { ERRORS, type ErrorCode } from '../errors';
 import type { ResearchInput } from '../operations/research';
 import { EventLog } from '../events/eventLog';
@@ -18,9 +7,19 @@ import { researchStream } from '../events/streams';
 import { failureText } from '../temporal/failureText';
 import type { Evaluation, Outline, Plan, SourceNote } from '../prompts/research.v1';
 import type { CitableSource } from '../research/citations';
+import {
+  analyzedData,
+  coverageData,
+  failureData,
+  followedData,
+  plannedData,
+  roundEndData,
+  searchingData,
+  verdictData,
+} from '../research/eventData';
 import { MODE_BUDGETS, type ModeBudget } from '../research/modes';
-import { PageReader, type PageAnalyst, type ReadingSteps } from '../research/pageReader';
-import { notesOf, sampleOf, type AnalyzedPage, type PageTarget } from '../research/pages';
+import type { PageAnalyst, PageReader } from '../research/pageReader';
+import { notesOf, type AnalyzedPage, type PageTarget } from '../research/pages';
 import { urlsInQuery } from '../research/queryUrls';
 import { bestPages, linksToFollow, qualityPages, searchTargets } from '../research/ranking';
 import { assembleReport, gapEvaluation, judgmentOf } from '../research/report';
@@ -28,9 +27,8 @@ import { ResearchFailure } from '../research/researchFailure';
 import { RunMetrics } from '../research/runMetrics';
 import { searchAll } from '../research/searching';
 import { stopReasonAfter, type StopReason } from '../research/stopRule';
-import { obtainPageFacts } from './obtainPage';
 import { recordingOutcome } from './outcome';
-import { researchOptions } from '../config/timeouts';
+import { ResearchTools, type About } from './researchTools';
 
 /**
  * `fast` runs the hosted service's shape: plan, one round of searching and reading, one writing
@@ -49,16 +47,13 @@ export const FAST_SHAPE_PATCH = 'research-fast-shape';
  * mid-run costs only the steps it had in hand.
  */
 export async function research(input: ResearchInput): Promise<void> {
-  const log = new EventLog<ResearchEvents>(researchStream, input.stream);
+  const log = new EventLog<ResearchEvents>(researchStream);
   await recordingOutcome(() => log.run(() => new ResearchRun(input, log).run()));
 }
 
 class ResearchRun {
   private readonly budget: ModeBudget;
   private readonly startedAt = Date.now();
-  private readonly model;
-  private readonly search;
-  private readonly robots;
   private phase?: ResearchPhase;
   private iteration?: number;
 
@@ -68,23 +63,18 @@ class ResearchRun {
   private readonly evaluations: GapEvaluation[] = [];
   private readonly judgments: Judgment[] = [];
   private readonly metrics = new RunMetrics();
+  private readonly tools: ResearchTools;
   private readonly pages: PageReader;
+  private readonly analyzePage: PageAnalyst;
 
   constructor(
     private readonly input: ResearchInput,
     private readonly log: EventLog<ResearchEvents>,
   ) {
-    const steps: ReadingSteps = {
-      checkRobots: (request) => this.robots.checkRobots(request),
-      obtain: (url) => this.obtain(url),
-      log: workflowLog,
-    };
-    this.pages = new PageReader(steps, this.metrics, input.pageConcurrency);
     this.budget = MODE_BUDGETS[input.request.mode];
-    const options = researchOptions(input.timeouts);
-    this.model = proxyActivities<ResearchModelActivities>({ taskQueue: input.queues.model, ...options.model });
-    this.search = proxyActivities<SearchActivities>({ taskQueue: input.queues.search, ...options.search });
-    this.robots = proxyActivities<RobotsActivities>({ taskQueue: input.queues.fetch, ...options.robots });
+    this.tools = new ResearchTools(input, this.metrics);
+    this.pages = this.tools.pages;
+    this.analyzePage = this.tools.analyst(() => this.about(), this.budget);
   }
 
   /**
@@ -102,21 +92,15 @@ class ResearchRun {
     } catch (err) {
       if (isCancellation(err)) throw err;
       const code: ErrorCode = err instanceof ResearchFailure ? err.code : 'internal';
-      const message = ERRORS[code].message;
       workflowLog.warn('research failed', {
         code,
         step: this.phase,
         iteration: this.iteration,
         error: failureText(err),
       });
-      this.emit('error', {
-        message,
-        error: { name: code, message },
-        ...(this.phase ? { activity: this.phase } : {}),
-        ...(this.iteration !== undefined ? { iteration: this.iteration } : {}),
-      });
+      this.emit('error', failureData(code, this.phase, this.iteration));
       upsertMemo({ usage: this.metrics.usage });
-      throw ApplicationFailure.nonRetryable(`${message}: ${failureText(err)}`, code);
+      throw ApplicationFailure.nonRetryable(`${ERRORS[code].message}: ${failureText(err)}`, code);
     }
   }
 
@@ -162,23 +146,8 @@ class ResearchRun {
     const { evaluation, stopReason } = await this.runPhase('evaluating', () => this.evaluate(iteration));
     this.metrics.addPhase('iteration', Date.now() - started);
     this.phase = 'iteration';
-    if (stopReason) {
-      this.emit('iteration:end', {
-        message:
-          stopReason === 'coverage_sufficient'
-            ? `Coverage is ${evaluation.coverage}: research stops`
-            : 'The last round is done',
-        iteration,
-        isLast: true,
-        stopReason,
-      });
-      return undefined;
-    }
-    this.emit('iteration:end', {
-      message: `Round ${iteration} done; searching again for the gaps`,
-      iteration,
-      isLast: false,
-    });
+    this.emit('iteration:end', roundEndData(iteration, evaluation, stopReason));
+    if (stopReason) return undefined;
     this.questions = [...this.questions, ...evaluation.newQuestions];
     return evaluation.nextQueries;
   }
@@ -222,7 +191,7 @@ class ResearchRun {
     this.phase = 'writing';
     const writing = Date.now();
     this.emit('writing:start', { message: 'Writing the answer', attempt: 1, maxAttempts: 1, isRevision: false });
-    const { report } = await this.required(() => this.model.writeAnswer({ ...this.about(), sources }));
+    const { report } = await this.tools.required(() => this.tools.model.writeAnswer({ ...this.about(), sources }));
     if (!report) throw new ResearchFailure('research_failed', 'the model wrote an empty answer');
     this.emit('writing:end', { message: 'Answer written', attempt: 1 });
     this.metrics.addPhase('writing', Date.now() - writing);
@@ -242,28 +211,13 @@ class ResearchRun {
   }
 
   /** What the model steps that read, weigh and write are told of the research. */
-  private about() {
+  private about(): About {
     return {
       query: this.input.request.query,
       objective: this.plan.objective,
       questions: this.questions,
       now: Date.now(),
     };
-  }
-
-  private count<T>(reply: ResearchReply<T>): T {
-    this.metrics.countTokens(reply);
-    return reply.value;
-  }
-
-  /** A model step the run cannot do without: its failure fails the research. */
-  private async required<T>(step: () => Promise<ResearchReply<T>>): Promise<T> {
-    try {
-      return this.count(await step());
-    } catch (err) {
-      if (isCancellation(err)) throw err;
-      throw new ResearchFailure('research_failed', failureText(err));
-    }
   }
 
   private async prefetch(): Promise<PageTarget[]> {
@@ -285,8 +239,8 @@ class ResearchRun {
 
   private async planResearch(prefetched: PageTarget[]): Promise<Plan> {
     this.emit('planning:start', { message: 'Planning the research', hasPrefetchedContext: prefetched.length > 0 });
-    const plan = await this.required(() =>
-      this.model.planResearch({
+    const plan = await this.tools.required(() =>
+      this.tools.model.planResearch({
         query: this.input.request.query,
         mode: this.input.request.mode,
         now: Date.now(),
@@ -298,27 +252,16 @@ class ResearchRun {
         })),
       }),
     );
-    this.emit('planning:end', {
-      message: `Planned ${plan.questions.length} question(s) and ${plan.queries.length} search(es)`,
-      objective: plan.objective,
-      plan: plan.plan,
-      questions: plan.questions,
-      queries: plan.queries,
-      complexity: plan.complexity,
-    });
+    this.emit('planning:end', plannedData(plan));
     return plan;
   }
 
   private async searchFor(iteration: number, queries: string[]): Promise<PageTarget[]> {
-    this.emit('searching:start', {
-      message: `Searching the web for ${queries.length} quer${queries.length === 1 ? 'y' : 'ies'}`,
-      iteration,
-      queries,
-    });
+    this.emit('searching:start', searchingData(iteration, queries));
     this.executedQueries.push(queries);
     const answers = await searchAll(
       queries,
-      (query) => this.search.searchWeb({ query, count: this.budget.resultsPerQuery }),
+      (query) => this.tools.search.searchWeb({ query, count: this.budget.resultsPerQuery }),
       this.metrics,
       (err) => workflowLog.warn('search failed', { iteration, error: failureText(err) }),
     );
@@ -334,34 +277,6 @@ class ResearchRun {
     return found;
   }
 
-  /** A page through the extraction pipeline, within the request's fetch limit, by way of the result cache. */
-  private obtain(url: string) {
-    const cache: PageCacheUse = { partition: this.input.cachePartition, lookup: !this.input.request.nocache };
-    return obtainPageFacts(
-      { url, effort: 'standard' },
-      this.input.queues,
-      { as: 'research', tokens: this.input.pageTokens },
-      {
-        timeoutMs: this.input.request.fetchTimeoutMs,
-        cache,
-        activityTimeouts: this.input.timeouts,
-      },
-    );
-  }
-
-  /** Has the model read one page for what it adds, and propose links to follow when the mode follows any. */
-  private readonly analyzePage: PageAnalyst = (target, title, reading) =>
-    this.model.analyzePage({
-      ...this.about(),
-      page: {
-        url: target.url,
-        title,
-        content: reading.content,
-        links: this.budget.linksPerPage > 0 ? reading.links : [],
-      },
-      maxLinks: this.budget.linksPerPage,
-    });
-
   private async analyzeAll(iteration: number, prefetched: PageTarget[], found: PageTarget[]): Promise<AnalyzedPage[]> {
     const blockedBefore = this.metrics.robotsBlocked;
     const allowed = await this.pages.allowedByRobots(found);
@@ -373,13 +288,7 @@ class ResearchRun {
       pageCount: targets.length,
     });
     const read = await this.pages.analyze(iteration, targets, this.analyzePage);
-    this.emit('analyzing:end', {
-      message: `Analyzed ${read.length} of ${targets.length} page(s)`,
-      iteration,
-      analyzed: read.length,
-      failed: targets.length - read.length,
-      samples: read.map(sampleOf),
-    });
+    this.emit('analyzing:end', analyzedData(iteration, read, targets.length));
     return read;
   }
 
@@ -395,13 +304,7 @@ class ResearchRun {
       linkCount: targets.length,
     });
     const followed = await this.pages.analyze(iteration, targets, this.analyzePage);
-    this.emit('following:end', {
-      message: `Followed ${followed.length} of ${targets.length} link(s)`,
-      iteration,
-      followed: followed.length,
-      failed: targets.length - followed.length,
-      samples: followed.map(sampleOf),
-    });
+    this.emit('following:end', followedData(iteration, followed, targets.length));
   }
 
   private async evaluate(iteration: number): Promise<{ evaluation: Evaluation; stopReason?: StopReason }> {
@@ -411,8 +314,8 @@ class ResearchRun {
       pagesAnalyzed: this.pages.analyzed.length,
       questionCount: this.questions.length,
     });
-    const evaluation = await this.required(() =>
-      this.model.evaluateCoverage({
+    const evaluation = await this.tools.required(() =>
+      this.tools.model.evaluateCoverage({
         ...this.about(),
         mode: this.input.request.mode,
         iteration,
@@ -425,15 +328,7 @@ class ResearchRun {
     const stopReason = stopReasonAfter(iteration, this.budget.maxIterations, evaluation);
     const nextQueries = stopReason ? [] : evaluation.nextQueries;
     this.evaluations.push(gapEvaluation(evaluation, nextQueries));
-    this.emit('evaluating:end', {
-      message: `Coverage: ${evaluation.coverage}`,
-      iteration,
-      coverage: evaluation.coverage,
-      gaps: evaluation.gaps,
-      shouldContinue: evaluation.shouldContinue,
-      questionAssessments: evaluation.assessments,
-      nextQueries,
-    });
+    this.emit('evaluating:end', coverageData(iteration, evaluation, nextQueries));
     return { evaluation: { ...evaluation, nextQueries }, stopReason };
   }
 
@@ -446,7 +341,9 @@ class ResearchRun {
     const best = bestPages(this.pages.analyzed, this.budget.maxSources);
     // Nothing rated useful: the writer still gets what there is rather than nothing.
     const candidates = notesOf(best.length > 0 ? best : this.pages.analyzed.slice(0, this.budget.maxSources));
-    const outline = await this.required(() => this.model.outlineReport({ ...this.about(), notes: candidates }));
+    const outline = await this.tools.required(() =>
+      this.tools.model.outlineReport({ ...this.about(), notes: candidates }),
+    );
     const chosen = new Set(outline.sourceIds);
     const notes = chosen.size > 0 ? candidates.filter((note) => chosen.has(note.id)) : candidates;
     this.emit('outlining:end', { message: `Selected ${notes.length} source(s)`, sourcesSelected: notes.length });
@@ -469,8 +366,8 @@ class ResearchRun {
         isRevision: revision !== undefined,
         ...(previousScore !== undefined ? { previousScore } : {}),
       });
-      const draft = await this.required(() =>
-        this.model.writeReport({ ...this.about(), mode: this.input.request.mode, outline, notes, revision }),
+      const draft = await this.tools.required(() =>
+        this.tools.model.writeReport({ ...this.about(), mode: this.input.request.mode, outline, notes, revision }),
       );
       if (!draft.report) throw new ResearchFailure('research_failed', 'the model wrote an empty report');
       report = draft.report;
@@ -479,8 +376,8 @@ class ResearchRun {
       this.phase = 'judging';
       started = Date.now();
       this.emit('judging:start', { message: 'Reviewing the report', attempt, maxAttempts });
-      const verdict = await this.required(() =>
-        this.model.judgeReport({
+      const verdict = await this.tools.required(() =>
+        this.tools.model.judgeReport({
           query: this.input.request.query,
           questions: this.questions,
           now: Date.now(),
@@ -489,13 +386,7 @@ class ResearchRun {
         }),
       );
       this.judgments.push(judgmentOf(verdict));
-      this.emit('judging:end', {
-        message: verdict.approved ? `Approved (score ${verdict.score})` : `Sent back (score ${verdict.score})`,
-        attempt,
-        approved: verdict.approved,
-        score: verdict.score,
-        ...(verdict.feedback ? { feedback: verdict.feedback } : {}),
-      });
+      this.emit('judging:end', verdictData(attempt, verdict));
       this.metrics.addPhase('judging', Date.now() - started);
       if (verdict.approved) break;
       revision = { report, feedback: verdict.feedback || verdict.observation };

@@ -114,21 +114,14 @@ export class RunReader {
     return this.buffer.slice(Math.max(0, after + 1 - this.firstHeldId()));
   }
 
-  /** Events with ids in (after, before), by query from the run that holds them or the runs it continues. */
-  async range(after: number, before: number, runId?: string): Promise<RecordedEvent[]> {
+  /** Events with ids in (after, before), by query. */
+  async range(after: number, before: number): Promise<RecordedEvent[]> {
     const found: RecordedEvent[] = [];
     let cursor = after;
     while (cursor + 1 < before) {
       const page = await this.retrying(() =>
-        this.client.workflow.getHandle(this.workflowId, runId).query(listEventsQuery, { after: cursor }),
+        this.client.workflow.getHandle(this.workflowId).query(listEventsQuery, { after: cursor }),
       );
-      if (page.firstId > cursor + 1) {
-        if (!page.earlierRunId) throw new Error(`events ${cursor + 1} to ${page.firstId - 1} are in no run`);
-        const earlier = await this.range(cursor, Math.min(before, page.firstId), page.earlierRunId);
-        found.push(...earlier);
-        cursor = Math.min(before, page.firstId) - 1;
-        continue;
-      }
       const events = page.events.filter((event) => event.id < before);
       if (events.length === 0) break;
       found.push(...events);

@@ -28,7 +28,6 @@ export interface ScriptedEventsInput {
 export async function scriptedEvents(input: ScriptedEventsInput): Promise<number> {
   const log = new EventLog(
     STREAMED_OPERATIONS[input.operation] as StreamedOperation<Record<string, Record<string, unknown>>>,
-    undefined,
     input.readBudget,
   );
   return log.run(async () => {
