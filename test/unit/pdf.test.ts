@@ -209,6 +209,18 @@ describe('PDF to Markdown', () => {
   });
 });
 
+/** Taken before any test loads pdf.js, whose legacy build swaps them for slower polyfills. */
+const nativePush = Array.prototype.push;
+const nativeParse = JSON.parse;
+
+describe('PDF to Markdown in a shared process', () => {
+  it("leaves the process's own Array#push and JSON.parse in place", async () => {
+    await markdownOf((doc) => doc.text('One line.'));
+    expect(Array.prototype.push).toBe(nativePush);
+    expect(JSON.parse).toBe(nativeParse);
+  });
+});
+
 describe('PDF to Markdown on hostile PDFs', () => {
   test('a page of more text runs than the cap keeps the cap', async () => {
     const runs = MAX_FRAGMENTS_PER_PAGE + 5_000;

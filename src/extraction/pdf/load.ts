@@ -10,8 +10,19 @@ let pdfjs: Pdfjs | undefined;
 export function loadPdfjs(): Pdfjs {
   // pdf.js ships ES modules only; Node 20.19+ loads them through require(). Loaded on first
   // use so processes that never see a PDF never pay for it.
+  if (pdfjs) return pdfjs;
+  // The legacy build's core-js swaps Array#push and JSON.parse for polyfills of edge cases V8 has
+  // right for us (lengths past 2^32, JSON source text access) and that run slower, in every line of
+  // the process after it, API and activities included: pdf.js runs as well on the natives, so they go back.
+  const { push } = Array.prototype;
+  const { parse } = JSON;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  pdfjs ??= require('pdfjs-dist/legacy/build/pdf.mjs') as Pdfjs;
+  pdfjs = require('pdfjs-dist/legacy/build/pdf.mjs') as Pdfjs;
+  // Its in-process worker is loaded here rather than on the first document, so its polyfills are undone too.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = require('pdfjs-dist/legacy/build/pdf.worker.mjs');
+  Array.prototype.push = push;
+  JSON.parse = parse;
   return pdfjs;
 }
 
