@@ -1,6 +1,6 @@
 import PDFDocument from 'pdfkit';
 import { pdfToMarkdown } from '../../src/extraction/pdf';
-import { MAX_FRAGMENTS_PER_PAGE, MAX_RULES_PER_PAGE } from '../../src/extraction/pdf/load';
+import { loadPdfjs, MAX_FRAGMENTS_PER_PAGE, MAX_RULES_PER_PAGE } from '../../src/extraction/pdf/load';
 
 /** Small PDFs drawn here, one stage of the PDF path each, and hostile ones that must stay bounded. */
 
@@ -206,6 +206,37 @@ describe('PDF to Markdown', () => {
       at(doc, '• Boats', 60, 102);
     });
     expect(markdown).toBe('- Nets\n   - Mended by hand\n      1. Each morning\n- Boats');
+  });
+});
+
+/** Taken before any test loads pdf.js, whose legacy build swaps them for slower polyfills. */
+const nativePush = Array.prototype.push;
+const nativeParse = JSON.parse;
+
+describe('PDF to Markdown in a shared process', () => {
+  it("leaves the process's own Array#push and JSON.parse in place", async () => {
+    await markdownOf((doc) => doc.text('One line.'));
+    expect(Array.prototype.push).toBe(nativePush);
+    expect(JSON.parse).toBe(nativeParse);
+  });
+
+  it('reads the operator list of a prose page only for fonts no earlier page brought', async () => {
+    const pdf = await makePdf((doc) => {
+      doc.font('Helvetica').fontSize(11).text('A first page of prose, in one font.');
+      doc.addPage().font('Helvetica').fontSize(11).text('A second page of prose, in the same font.');
+    });
+    // pdf.js does not export its page class: its prototype is taken from a page.
+    const probe = await loadPdfjs().getDocument({ data: new Uint8Array(pdf) }).promise;
+    const pages = Object.getPrototypeOf(await probe.getPage(1)) as { getOperatorList: () => unknown };
+    await probe.destroy();
+    const reads = jest.spyOn(pages, 'getOperatorList');
+    try {
+      const { markdown } = await pdfToMarkdown(pdf);
+      expect(markdown).toContain('A second page of prose');
+      expect(reads).toHaveBeenCalledTimes(1);
+    } finally {
+      reads.mockRestore();
+    }
   });
 });
 

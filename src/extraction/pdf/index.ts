@@ -1,3 +1,4 @@
+import type { PDFDocumentProxy } from 'pdfjs-dist';
 import type { PageMetadata } from '../../types';
 import { blocksOf } from './blocks';
 import { dropFurniture } from './furniture';
@@ -18,7 +19,7 @@ export { isPdf, isPdfType } from './detect';
  */
 
 /** A page's lines and tables in the order the page's content gives them. */
-function pageItems(page: RawPage, n: number): { lines: Line[]; tables: { table: Table; before: number }[] } {
+export function pageItems(page: RawPage, n: number): { lines: Line[]; tables: { table: Table; before: number }[] } {
   const { tables, used } = tablesOf(page.fragments, page.rules, n);
   const starts = new Map(tables.map(({ table, at }) => [at, table]));
   const lines: Line[] = [];
@@ -37,15 +38,19 @@ function pageItems(page: RawPage, n: number): { lines: Line[]; tables: { table: 
   return { lines, tables: placed };
 }
 
-export async function pdfToMarkdown(body: Uint8Array): Promise<{ markdown: string; metadata: PageMetadata }> {
+export function openPdf(body: Uint8Array): Promise<PDFDocumentProxy> {
   const { getDocument } = loadPdfjs();
-  const doc = await getDocument({
+  return getDocument({
     data: new Uint8Array(body),
     isEvalSupported: false,
     disableFontFace: true,
     useSystemFonts: false,
     verbosity: 0,
   }).promise;
+}
+
+export async function pdfToMarkdown(body: Uint8Array): Promise<{ markdown: string; metadata: PageMetadata }> {
+  const doc = await openPdf(body);
   try {
     const pages: ReturnType<typeof pageItems>[] = [];
     const heights: number[] = [];

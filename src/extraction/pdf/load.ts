@@ -10,8 +10,19 @@ let pdfjs: Pdfjs | undefined;
 export function loadPdfjs(): Pdfjs {
   // pdf.js ships ES modules only; Node 20.19+ loads them through require(). Loaded on first
   // use so processes that never see a PDF never pay for it.
+  if (pdfjs) return pdfjs;
+  // The legacy build's core-js swaps Array#push and JSON.parse for polyfills of edge cases V8 has
+  // right for us (lengths past 2^32, JSON source text access) and that run slower, in every line of
+  // the process after it, API and activities included: pdf.js runs as well on the natives, so they go back.
+  const { push } = Array.prototype;
+  const { parse } = JSON;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  pdfjs ??= require('pdfjs-dist/legacy/build/pdf.mjs') as Pdfjs;
+  pdfjs = require('pdfjs-dist/legacy/build/pdf.mjs') as Pdfjs;
+  // Its in-process worker is loaded here rather than on the first document, so its polyfills are undone too.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = require('pdfjs-dist/legacy/build/pdf.worker.mjs');
+  Array.prototype.push = push;
+  JSON.parse = parse;
   return pdfjs;
 }
 
@@ -84,18 +95,52 @@ function fontFacts(page: PDFPageProxy, fontName: string, family: string | undefi
   return { bold: BOLD_FONT.test(name), mono: family === 'monospace' || MONO_FONT.test(name) };
 }
 
+/**
+ * Run ends closer than this (font sizes) on one baseline could not be two table cells: tables
+ * here and in openTables.ts need two cells in a row, set apart by padding or a gutter.
+ */
+const CELL_GAP = 0.5;
+/** Baselines closer than this (points) are one row for the table hint. */
+const ROW_BAND = 2;
+
+/**
+ * Whether two runs of the page sit side by side on a baseline, apart: the least a table needs,
+ * ruled or not. Bucketed by baseline and sorted within a bucket, so n log n on hostile pages.
+ */
+function mayHoldTable(items: TextItem[]): boolean {
+  const rows = new Map<number, TextItem[]>();
+  for (const item of items) {
+    if (item.str.trim() === '') continue;
+    const key = Math.round(item.transform[5] / ROW_BAND);
+    const row = rows.get(key);
+    if (row) row.push(item);
+    else rows.set(key, [item]);
+  }
+  for (const row of rows.values()) {
+    if (row.length < 2) continue;
+    row.sort((a, b) => a.transform[4] - b.transform[4]);
+    for (let i = 1; i < row.length; i++) {
+      const prev = row[i - 1]!;
+      const size = Math.hypot(prev.transform[2], prev.transform[3]) || prev.height;
+      if (row[i]!.transform[4] - (prev.transform[4] + prev.width) >= CELL_GAP * size) return true;
+    }
+  }
+  return false;
+}
+
 export async function readPage(page: PDFPageProxy): Promise<RawPage> {
   const { OPS } = loadPdfjs();
-  // The operator list first: it loads the page's fonts, whose names tell weight and pitch.
-  const operators = await page.getOperatorList();
   const content = await page.getTextContent();
+  const items = content.items.filter((item): item is TextItem => 'str' in item).slice(0, MAX_FRAGMENTS_PER_PAGE);
+  // The operator list costs about as much again as the text: it is read only where it can change
+  // the result, for fonts no earlier page sent (their names tell weight and pitch) or for the
+  // ruling lines of a page whose runs could be a table.
+  const fontsKnown = items.every((item) => page.commonObjs.has(item.fontName));
+  const operators = !fontsKnown || mayHoldTable(items) ? await page.getOperatorList() : undefined;
   const [, , width, height] = page.view as [number, number, number, number];
   const facts = new Map<string, FontFacts>();
   const fragments: Fragment[] = [];
-  for (const item of content.items) {
-    if (!('str' in item)) continue;
-    if (fragments.length >= MAX_FRAGMENTS_PER_PAGE) break;
-    const text = item as TextItem;
+  for (const text of items) {
     let font = facts.get(text.fontName);
     if (!font) {
       font = fontFacts(page, text.fontName, content.styles[text.fontName]?.fontFamily);
@@ -113,6 +158,6 @@ export async function readPage(page: PDFPageProxy): Promise<RawPage> {
       eol: text.hasEOL,
     });
   }
-  const rules = rulesOf(operators.fnArray, operators.argsArray as unknown[][], OPS) ?? [];
+  const rules = operators ? (rulesOf(operators.fnArray, operators.argsArray as unknown[][], OPS) ?? []) : [];
   return { width, height, fragments, rules };
 }

@@ -1,0 +1,98 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { blocksOf } from '../src/extraction/pdf/blocks';
+import { dropFurniture } from '../src/extraction/pdf/furniture';
+import { openPdf, pageItems, pdfToMarkdown } from '../src/extraction/pdf/index';
+import { readPage } from '../src/extraction/pdf/load';
+import { toMarkdown } from '../src/extraction/pdf/render';
+import type { RawPage } from '../src/extraction/pdf/types';
+
+/**
+ * `npm run bench:pdf-stages [-- passes]`: the PDF converter in-process, without the stack, on every
+ * PDF of ../shared/pdf-bench (PDF_BENCH_DIR elsewhere). Prints ms per page for the whole
+ * conversion and for each stage, the median of a few passes, so a change to one stage is measured
+ * apart from HTTP, Temporal and the machine's other load. `text only` is pdf.js's text content
+ * alone, on a freshly opened document: what reading a page would cost without its operator list.
+ */
+
+const BENCH_DIR = process.env.PDF_BENCH_DIR ?? path.resolve(__dirname, '..', '..', '..', 'shared', 'pdf-bench');
+const STAGES = ['convert', 'text only', 'load', 'tables+lines', 'furniture', 'blocks', 'render'] as const;
+type Stage = (typeof STAGES)[number];
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
+}
+
+async function timed<T>(into: Map<Stage, number>, stage: Stage, work: () => Promise<T> | T): Promise<T> {
+  const start = performance.now();
+  const result = await work();
+  into.set(stage, (into.get(stage) ?? 0) + performance.now() - start);
+  return result;
+}
+
+async function textOnly(body: Uint8Array): Promise<void> {
+  const doc = await openPdf(body);
+  try {
+    for (let n = 1; n <= doc.numPages; n++) await (await doc.getPage(n)).getTextContent();
+  } finally {
+    await doc.destroy();
+  }
+}
+
+/** One pass over the corpus: milliseconds spent per stage, and the pages read. */
+async function pass(bodies: Uint8Array[]): Promise<{ ms: Map<Stage, number>; pages: number }> {
+  const ms = new Map<Stage, number>();
+  let pages = 0;
+  for (const body of bodies) {
+    await timed(ms, 'convert', () => pdfToMarkdown(body));
+    await timed(ms, 'text only', () => textOnly(body));
+    const doc = await openPdf(body);
+    try {
+      pages += doc.numPages;
+      const raws: RawPage[] = [];
+      for (let n = 1; n <= doc.numPages; n++) {
+        const page = await doc.getPage(n);
+        raws.push(await timed(ms, 'load', () => readPage(page)));
+      }
+      const items = await timed(ms, 'tables+lines', () => raws.map((raw, i) => pageItems(raw, i + 1)));
+      await timed(ms, 'furniture', () =>
+        dropFurniture(
+          items.map((page) => page.lines),
+          raws.map((raw) => raw.height),
+        ),
+      );
+      const blocks = await timed(ms, 'blocks', () =>
+        blocksOf(items.flatMap((page) => [...page.lines, ...page.tables.map((t) => t.table)])),
+      );
+      await timed(ms, 'render', () => toMarkdown(blocks));
+    } finally {
+      await doc.destroy();
+    }
+  }
+  return { ms, pages };
+}
+
+async function main(): Promise<void> {
+  const passes = Number(process.argv[2] ?? 5);
+  const dir = path.join(BENCH_DIR, 'pdfs');
+  const files = readdirSync(dir)
+    .filter((name) => name.endsWith('.pdf'))
+    .sort();
+  const bodies = files.map((name) => new Uint8Array(readFileSync(path.join(dir, name))));
+  await pass(bodies.slice(0, 3));
+  const runs = [];
+  for (let i = 0; i < passes; i++) runs.push(await pass(bodies));
+  const pages = runs[0]!.pages;
+  console.log(`${files.length} PDFs, ${pages} pages, median of ${passes} passes, ms per page:`);
+  for (const stage of STAGES) {
+    const perPage = median(runs.map((run) => (run.ms.get(stage) ?? 0) / pages));
+    console.log(`${stage.padEnd(14)} ${perPage.toFixed(2)}`);
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
