@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../src/config';
 import { readSettings } from '../../src/workers/readSettings';
@@ -52,15 +52,34 @@ beforeAll(async () => {
 afterAll(() => fixtures.close());
 
 /**
- * The processes that read pages: the dev stack's one fetch and browser worker, or on the cluster
- * every fetch and browser replica, since either may take the hostile page.
+ * The processes that read pages now: the dev stack's one fetch and browser worker, or on the
+ * cluster every fetch and browser replica, since either may take the hostile page. Found in /proc,
+ * not in the ids the stack started with: the cluster's supervisor restarts the workers another
+ * test kills, under new ids.
  */
 const pageWorkerPids = (): number[] => {
-  const started = JSON.parse(process.env.TEST_PIDS ?? '{}') as Record<string, number>;
-  const pids = Object.entries(started)
-    .filter(([name]) => name === 'worker fetch,browser' || /^worker-(fetch|browser)-\d+$/.test(name))
-    .map(([, pid]) => pid);
-  if (pids.length === 0) throw new Error(`no page worker among ${JSON.stringify(started)}`);
+  const address = process.env.TEST_TEMPORAL_ADDRESS;
+  const pids = readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((entry) => {
+      try {
+        const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+        const main = args.findIndex((arg) => arg.endsWith(path.join('workers', 'main.js')));
+        if (main < 0) return [];
+        const env = new Map(
+          readFileSync(`/proc/${entry}/environ`, 'utf8')
+            .split('\0')
+            .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)] as const),
+        );
+        if (address && env.get('TEMPORAL_ADDRESS') !== address) return [];
+        const roles = (args[main + 1] || env.get('WORKER_ROLES') || '').split(',');
+        return roles.includes('fetch') || roles.includes('browser') ? [Number(entry)] : [];
+      } catch {
+        // The process ended while being read.
+        return [];
+      }
+    });
+  if (pids.length === 0) throw new Error('no page worker process found');
   return pids;
 };
 
