@@ -123,6 +123,17 @@ export async function startWorkflowTier(taskQueue: string, activities: object): 
 }
 
 /**
+ * The cause of a failed run. Plain checks, not Jest's `expect`: test/support is also compiled for
+ * the tools (npm run build:tools), which have no Jest globals.
+ */
+function runFailure(err: unknown): Error | undefined {
+  if (!(err instanceof WorkflowFailedError)) {
+    throw new Error(`expected the run to fail; it ${err === undefined ? 'succeeded' : `threw ${String(err)}`}`);
+  }
+  return err.cause;
+}
+
+/**
  * The ApplicationFailure a run ended with: the workflow's own, or the activity's when the workflow
  * let an ActivityFailure through (the API reads the type the same way). Fails the test when the
  * run succeeded.
@@ -132,11 +143,11 @@ export async function failureOf(run: Promise<unknown>): Promise<ApplicationFailu
     () => undefined,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(WorkflowFailedError);
-  const cause = (err as WorkflowFailedError).cause;
+  const cause = runFailure(err);
   const failure = cause instanceof ActivityFailure ? cause.cause : cause;
-  expect(failure).toBeInstanceOf(ApplicationFailure);
-  return failure as ApplicationFailure;
+  if (!(failure instanceof ApplicationFailure))
+    throw new Error(`the run failed with ${String(failure)}, not an ApplicationFailure`);
+  return failure;
 }
 
 /** Every event a run has recorded so far, read page by page as the API reads them. */
@@ -161,10 +172,7 @@ export async function finished(
 ): Promise<{ events: RecordedEvent[]; failure?: ApplicationFailure }> {
   const failure = await handle.result().then(
     () => undefined,
-    (err: unknown) => {
-      expect(err).toBeInstanceOf(WorkflowFailedError);
-      return (err as WorkflowFailedError).cause as ApplicationFailure;
-    },
+    (err: unknown) => runFailure(err) as ApplicationFailure,
   );
   return { events: await recordedEvents(handle), failure };
 }
