@@ -57,4 +57,8 @@ module.exports = {
   testTimeout: 60_000,
   // Two cores run Temporal, the workers and the API besides the tests: one test file at a time.
   maxWorkers: 1,
+  // The cluster run passed 245/245 and then did not exit: a handle some e2e file leaves open (not
+  // yet found) kept Jest alive after the stack was torn down, and CI would have waited to its limit.
+  // The stack's teardown runs first either way; finding the handle is noted for the next stop.
+  forceExit: true,
 };
