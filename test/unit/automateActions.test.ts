@@ -1,19 +1,6 @@
 import { actionOf, describedAction, fillOf, MAX_WAIT_SECONDS, shownArguments } from '../../src/automate/actions';
 import type { Decision } from '../../src/prompts/automate.v1';
-
-const decision = (partial: Partial<Decision>): Decision => ({
-  reasoning: 'because',
-  action: 'scroll',
-  ref: null,
-  value: null,
-  dataPath: null,
-  key: null,
-  url: null,
-  seconds: null,
-  direction: null,
-  text: null,
-  ...partial,
-});
+import { decision } from '../support/agentScript';
 
 const request = { task: 'Find the price', interactive: false };
 

@@ -21,6 +21,7 @@ import {
 import { submitInputUpdate } from '../../src/operations/automateInput';
 import type { Decision, DecideInput, Validation } from '../../src/prompts/automate.v1';
 import { MODEL_FAILED } from '../../src/errors';
+import { decision } from '../support/agentScript';
 import { eventually } from '../support/eventually';
 import { finished, recordedEvents, startWorkflowTier, type WorkflowTier } from '../support/workflowEnvironment';
 
@@ -71,19 +72,6 @@ const reply = <T>(value: T): AutomateReply<T> => ({
   model: 'double-model',
   promptVersion: 'automate/v1',
   prompt: 'prompt',
-});
-const decision = (partial: Partial<Decision>): Decision => ({
-  reasoning: 'because',
-  action: 'scroll',
-  ref: null,
-  value: null,
-  dataPath: null,
-  key: null,
-  url: null,
-  seconds: null,
-  direction: null,
-  text: null,
-  ...partial,
 });
 
 const FIELDS: FormField[] = [
