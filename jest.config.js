@@ -1,3 +1,6 @@
+const fs = require('node:fs');
+const path = require('node:path');
+
 /**
  * linkedom's own dependencies (htmlparser2, css-select and theirs) and the OpenAPI validator ship
  * ES modules only, which Jest's CommonJS module loader cannot require on Node 20; swc turns them
@@ -19,6 +22,21 @@ const ESM_ONLY = [
   'pdfjs-dist',
   'node-pg-migrate',
 ];
+
+/**
+ * An e2e file whose header says `@stack own` starts all it needs itself (`npm start`, a store, a
+ * browser) and reads nothing of the stack the global setup starts, so it gives the same result on
+ * either topology: the cluster run leaves it to the dev run instead of running it twice.
+ * test/unit/testLayout.test.ts checks each such file's claim.
+ */
+const OWN_STACK = /^ \* @stack own$/m;
+
+function ownStackFiles() {
+  const dir = path.join(__dirname, 'test', 'e2e');
+  return fs
+    .readdirSync(dir)
+    .filter((file) => file.endsWith('.test.ts') && OWN_STACK.test(fs.readFileSync(path.join(dir, file), 'utf8')));
+}
 
 const common = {
   testEnvironment: 'node',
@@ -51,6 +69,12 @@ module.exports = {
       roots: ['<rootDir>/test/e2e'],
       globalSetup: '<rootDir>/test/support/e2eSetup.ts',
       globalTeardown: '<rootDir>/test/support/e2eTeardown.ts',
+      testPathIgnorePatterns: [
+        '/node_modules/',
+        ...(process.env.TEST_TOPOLOGY === 'cluster'
+          ? ownStackFiles().map((file) => `/test/e2e/${file.replace(/\./g, '\\.')}$`)
+          : []),
+      ],
     },
   ],
   // Jest reads the timeout from the top level only, not from a project.

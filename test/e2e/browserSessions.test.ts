@@ -22,6 +22,8 @@ import { eventually } from '../support/eventually';
  * The Automate browser-session layer on real Chromium, behind the real guard proxy, against
  * pages served on loopback. Temporal's MockActivityEnvironment only supplies the activity
  * context (heartbeats, cancellation) the real activity functions run in.
+ *
+ * @stack own
  */
 
 const LIMIT = 2;

@@ -14,6 +14,8 @@ import { eventually } from '../support/eventually';
  * `npm start` as a user runs it (its own data directory and ports, apart from the shared test
  * stack): each kind of process is killed with SIGKILL while requests wait on it, and every
  * request, those in flight and those sent during the outage, still gets its page.
+ *
+ * @stack own
  */
 
 /** Long enough that the kill lands while every request is inside its fetch; within effort min's 5 s. */

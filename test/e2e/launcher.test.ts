@@ -13,6 +13,8 @@ import { eventually } from '../support/eventually';
  * `npm start` as the README writes it, on its own data directory and ports: a launcher killed
  * with SIGKILL takes every process of its stack with it, and a start on a port some other process
  * holds refuses, saying which, instead of taking that process for its own.
+ *
+ * @stack own
  */
 
 const ROOT = path.resolve(__dirname, '..', '..');

@@ -4,7 +4,11 @@ import { markdownCacheKey } from '../../src/cache/resultCache';
 import { spawnChild, waitUntil, type Child } from '../../src/stack/children';
 import { freePort } from '../../src/stack/devServer';
 
-/** A real Redis server on loopback, as several hosts would share it. */
+/**
+ * A real Redis server on loopback, as several hosts would share it.
+ *
+ * @stack own
+ */
 let redis: Child | undefined;
 let url: string;
 

@@ -9,6 +9,8 @@ import { BRAVE_KEY, startSearchStandIn, type SearchStandIn } from '../support/se
  * The search adapters against a real HTTP server answering in each engine's documented JSON
  * (the stand-in Research's end-to-end tests search): what each sends, what it keeps, and how
  * it sorts failures into worth retrying or not.
+ *
+ * @stack own
  */
 
 let corpus: FixtureServer;

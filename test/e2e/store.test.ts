@@ -11,6 +11,8 @@ import { startPostgresServer } from '../support/postgresServer';
 /**
  * The store on both of its backends: a PostgreSQL server of its own, and the embedded PGlite
  * process `npm start` runs, reached over the same protocol by the same code.
+ *
+ * @stack own
  */
 
 interface Backend {

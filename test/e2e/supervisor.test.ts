@@ -2,7 +2,11 @@ import { spawnChild } from '../../src/stack/children';
 import { DEFAULT_RESTART_POLICY, restartDelay, Supervisor } from '../../src/stack/supervisor';
 import { eventually } from '../support/eventually';
 
-/** The supervisor on real (tiny) processes: what it restarts, when, and when it stops trying. */
+/**
+ * The supervisor on real (tiny) processes: what it restarts, when, and when it stops trying.
+ *
+ * @stack own
+ */
 
 const quiet = { onLine: () => undefined };
 const sleeper = () => spawnChild('sleeper', process.execPath, ['-e', 'setInterval(() => {}, 1000)'], quiet);
