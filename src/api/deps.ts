@@ -9,6 +9,7 @@ import type { ResultCache } from '../cache/resultCache';
 import { WriteBehindCache } from '../cache/writeBehindCache';
 import type { Config } from '../config';
 import { AddressPolicy } from '../net/addressPolicy';
+import { nameLookup } from '../net/nameLookup';
 import type { Logger } from '../telemetry/logger';
 import { countedCache } from '../telemetry/metrics/countedCache';
 import { createApiMetrics, type ApiMetrics } from '../telemetry/metrics/apiMetrics';
@@ -60,7 +61,7 @@ export function createApiDeps(config: Config, client: Client, logger: Logger, bi
     metrics,
     billing,
     readiness: new Readiness(client, config.temporal.namespace, neededQueues(config), logger),
-    policy: new AddressPolicy(config.allowInternalHosts),
+    policy: new AddressPolicy(config.allowInternalHosts, nameLookup(config.dnsServers)),
     cache:
       store &&
       new WriteBehindCache(countedCache(store, metrics.cacheLookups), (err) =>

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { ConfigError } from './configError';
 
 /**
@@ -47,6 +48,21 @@ export function readList(env: Env, name: string): string[] {
     .split(',')
     .map((item) => item.trim())
     .filter(Boolean);
+}
+
+/** Name servers as Node's resolver takes them: `address` or `address:port`, IPv6 in brackets with a port. */
+export function readNameServers(env: Env, name: string): string[] {
+  return readList(env, name).map((server) => {
+    const match = /^\[([0-9a-fA-F:.]+)\]:(\d{1,5})$/.exec(server) ?? /^([0-9.]+):(\d{1,5})$/.exec(server);
+    const address = match ? match[1]! : server;
+    const port = match ? Number(match[2]) : 53;
+    if (!isIP(address) || port < 1 || port > 65535)
+      throw new ConfigError(
+        name,
+        `expected IP addresses with optional ports (1.1.1.1, 10.0.0.2:5353, [::1]:53), got "${server}"`,
+      );
+    return server;
+  });
 }
 
 export function readHostPort(env: Env, name: string, fallback: string): string {

@@ -20,6 +20,7 @@ import {
   readHttpUrl,
   readInt,
   readList,
+  readNameServers,
   readOptional,
   readOrigins,
   readSecret,
@@ -109,6 +110,7 @@ export function loadConfig(env: Env = process.env): Config {
       search: `${queuePrefix}-search`,
     },
     allowInternalHosts: readList(env, 'ALLOW_INTERNAL_HOSTS'),
+    dnsServers: readNameServers(env, 'DNS_SERVERS'),
     fetch: {
       timeoutMs: readInt(env, 'FETCH_TIMEOUT_MS', 10_000, 100, 300_000),
       minEffortTimeoutMs: readInt(env, 'FETCH_MIN_EFFORT_TIMEOUT_MS', 5_000, 100, 300_000),

@@ -204,6 +204,11 @@ export interface Config {
   taskQueues: TaskQueues;
   /** Hosts, IPs or CIDR ranges exempt from the internal-address block. Unsafe outside tests. */
   allowInternalHosts: string[];
+  /**
+   * Name servers that page fetches and the browser's guard proxy ask, instead of the system's
+   * resolver; empty for the system's.
+   */
+  dnsServers: string[];
   fetch: FetchSettings;
   browser: BrowserSettings;
   geo: GeoSettings;

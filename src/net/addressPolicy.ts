@@ -1,6 +1,7 @@
-import dns from 'node:dns/promises';
+import type { LookupAddress } from 'node:dns';
 import ipaddr from 'ipaddr.js';
 import { ServiceError } from '../errors';
+import { nameLookup, type NameLookup } from './nameLookup';
 
 /**
  * Decides which URLs and addresses the service may reach. A page fetch must never reach
@@ -19,8 +20,14 @@ export class AddressPolicy {
   private readonly allowedNames = new Set<string>();
   private readonly allowedRanges: Range[] = [];
 
-  /** @param allowInternal hosts, IPs or CIDR ranges exempt from the block (tests only). */
-  constructor(allowInternal: readonly string[] = []) {
+  /**
+   * @param allowInternal hosts, IPs or CIDR ranges exempt from the block (tests only).
+   * @param lookup how names are resolved, for the check and for the connections it guards.
+   */
+  constructor(
+    allowInternal: readonly string[] = [],
+    private readonly lookup: NameLookup = nameLookup([]),
+  ) {
     for (const entry of allowInternal) {
       const item = entry.toLowerCase().replace(/^\[|\]$/g, '');
       if (item.includes('/')) {
@@ -85,6 +92,11 @@ export class AddressPolicy {
     }
   }
 
+  /** Every address of a name, from the resolver this policy was given. */
+  addressesOf(hostname: string): Promise<LookupAddress[]> {
+    return this.lookup(hostname);
+  }
+
   /** True when the host name is on the allowlist, so its addresses are not checked. */
   isAllowedName(hostname: string): boolean {
     return this.allowedNames.has(hostname.toLowerCase().replace(/^\[|\]$/g, ''));
@@ -100,7 +112,7 @@ export class AddressPolicy {
     if (ipaddr.isValid(host) || this.isAllowedName(host)) return;
     let addresses: { address: string }[];
     try {
-      addresses = await dns.lookup(host, { all: true, verbatim: true });
+      addresses = await this.lookup(host);
     } catch {
       return;
     }

@@ -1,4 +1,3 @@
-import dns from 'node:dns';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { Agent, ProxyAgent, Socks5ProxyAgent, fetch, type Dispatcher } from 'undici';
 import { ServiceError } from '../errors';
@@ -45,21 +44,25 @@ export type LookupCallback = (
  */
 export function guardedLookup(policy: AddressPolicy) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
-    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, []);
-      const blocked = policy.isAllowedName(hostname)
-        ? undefined
-        : addresses.find((a) => !policy.isAllowedAddress(a.address));
-      if (blocked) {
-        const error: NodeJS.ErrnoException = new Error(`${hostname} resolves to internal address ${blocked.address}`);
-        error.code = BLOCKED_CODE;
-        return callback(error, []);
-      }
-      if (options.all) return callback(null, addresses);
-      const first = addresses[0];
-      if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), []);
-      callback(null, first.address, first.family);
-    });
+    policy.addressesOf(hostname).then(
+      (found) => {
+        const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
+        const addresses = family ? found.filter((a) => a.family === family) : found;
+        const blocked = policy.isAllowedName(hostname)
+          ? undefined
+          : addresses.find((a) => !policy.isAllowedAddress(a.address));
+        if (blocked) {
+          const error: NodeJS.ErrnoException = new Error(`${hostname} resolves to internal address ${blocked.address}`);
+          error.code = BLOCKED_CODE;
+          return callback(error, []);
+        }
+        if (options.all) return callback(null, addresses);
+        const first = addresses[0];
+        if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), []);
+        callback(null, first.address, first.family);
+      },
+      (err: NodeJS.ErrnoException) => callback(err, []),
+    );
   };
 }
 

@@ -8,6 +8,7 @@ import { BrowserPool } from '../browser/browserPool';
 import { BrowserSessions } from '../browser/browserSessions';
 import { GuardProxy } from '../browser/guardProxy';
 import { AddressPolicy } from '../net/addressPolicy';
+import { nameLookup } from '../net/nameLookup';
 import type { ReadingPool } from '../reading/readingPool';
 import { logCacheWriteError } from '../cache/pageCache';
 import { createResultCache } from '../cache/createCache';
@@ -32,7 +33,7 @@ export async function createBrowserWorkers(
 ): Promise<RoleWorkers> {
   const pool = new BrowserPool(config.browser, metrics.browserContexts);
   const store = createResultCache(config.cache);
-  const policy = new AddressPolicy(config.allowInternalHosts);
+  const policy = new AddressPolicy(config.allowInternalHosts, nameLookup(config.dnsServers));
   const proxy = new GuardProxy(policy);
   const sessions = new BrowserSessions(pool, proxy, config.browser.sessions);
   const sessionQueue = `${config.taskQueues.browser}-session-${os.hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;

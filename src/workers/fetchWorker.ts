@@ -6,6 +6,7 @@ import { createSearchActivities } from '../activities/searchWeb';
 import { logCacheWriteError } from '../cache/pageCache';
 import { createResultCache } from '../cache/createCache';
 import { AddressPolicy } from '../net/addressPolicy';
+import { nameLookup } from '../net/nameLookup';
 import { createGuardedAgent } from '../net/httpFetch';
 import type { ReadingPool } from '../reading/readingPool';
 import { createSearchEngine } from '../search/createSearchEngine';
@@ -24,7 +25,7 @@ export async function createFetchWorkers(
   metrics: WorkerMetrics,
   reader: () => ReadingPool,
 ): Promise<RoleWorkers> {
-  const policy = new AddressPolicy(config.allowInternalHosts);
+  const policy = new AddressPolicy(config.allowInternalHosts, nameLookup(config.dnsServers));
   const agent = createGuardedAgent(policy);
   const store = createResultCache(config.cache);
   const fetcher = await createServiceWorker(connection, config, metrics, {
