@@ -11,6 +11,7 @@ import { freePort, startDevServer } from '../../src/stack/devServer';
 import { Supervisor } from '../../src/stack/supervisor';
 import { workerProcesses } from '../../src/stack/workerProcesses';
 import { startModelStandIn } from './modelStandIn';
+import { startNameServer } from './nameServer';
 import { TEST_PAYLOAD_KEYS } from './payloadKeys';
 import { findTemporalCli } from '../../src/stack/temporalCli';
 
@@ -86,6 +87,7 @@ export async function startStack(
   };
   const geoProxyPort = await freePort(FIXTURE_HOST);
   const model = await startModelStandIn();
+  const nameServer = await startNameServer(FIXTURE_HOST);
   const namespace = 'default';
   const apiKey = 'test-key-0123456789abcdef';
   const otherOrgKey = 'test-key-other-organization';
@@ -97,6 +99,8 @@ export async function startStack(
     CODEC_SECRET: 'test-codec-secret-0123456789',
     [PAYLOAD_KEYS_VARIABLE]: TEST_PAYLOAD_KEYS,
     ALLOW_INTERNAL_HOSTS: `${FIXTURE_HOST},${OTHER_FIXTURE_HOST}`,
+    // Page hosts resolve through test/support/nameServer.ts, whose names tests make up.
+    DNS_SERVERS: nameServer.address,
     LOG_LEVEL: 'info',
     BODY_LIMIT_BYTES: '65536',
     // Short, so the tests of slow clients finish quickly.
@@ -116,8 +120,8 @@ export async function startStack(
     WORKER_METRICS_PORT: '0',
     ...extraEnv,
   };
-  const stopModel = async () => {
-    await model.close();
+  const stopStandIns = async () => {
+    await Promise.all([model.close(), nameServer.close()]);
     await Promise.all([...logs.values()].map((stream) => new Promise((resolve) => stream.end(resolve))));
   };
   const common = {
@@ -130,7 +134,7 @@ export async function startStack(
   };
   const started = await (topology === 'cluster' ? startClusterStack : startDevStack)(env, logTo, logDir).catch(
     async (err: unknown) => {
-      await stopModel();
+      await stopStandIns();
       throw err;
     },
   );
@@ -144,7 +148,7 @@ export async function startStack(
     apiUrl: started.apiUrls[0]!,
     close: async () => {
       await started.close();
-      await stopModel();
+      await stopStandIns();
     },
   };
 }

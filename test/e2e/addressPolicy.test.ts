@@ -1,0 +1,232 @@
+import { randomUUID } from 'node:crypto';
+import { agentDecision, decide } from '../support/agentScript';
+import { apiKey, apiUrl, post } from '../support/api';
+import { startCanary, type Canary } from '../support/canary';
+import { html, redirect, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
+import type { FormatReply, StandInScript } from '../support/modelStandIn';
+import { NAME_ZONE } from '../support/nameServer';
+import { SseStream } from '../support/sseClient';
+
+/**
+ * The address policy as a table: every way of writing an internal address, through every path a
+ * request can take to it (the plain fetch of `min` and `standard`, the browser of `max`, Extract
+ * JSON; directly, after a redirect, after a chain of them, as a page's subresource), with the
+ * stack resolving names through the tests' own DNS server (test/support/nameServer.ts). Each is
+ * refused with the spec's 422, and a canary listening on loopback, TCP and UDP, IPv4 and IPv6,
+ * on the port every address names, proves that nothing arrived.
+ */
+
+const REFUSED = { status: 422, body: { error: 'access to internal resources is not allowed' } };
+
+let canary: Canary;
+let pages: FixtureServer;
+/** Redirect hops, by the name a test gives them. */
+const hops: Record<string, string> = {};
+
+/** Every spelling of an address on this machine's loopback, aimed at the canary's port. */
+function loopbackSpellings(port: number): string[] {
+  return [
+    `127.0.0.1:${port}`,
+    `127.1:${port}`,
+    `0x7f.0.0.1:${port}`,
+    `0177.0.0.1:${port}`,
+    `2130706433:${port}`,
+    `0x7f000001:${port}`,
+    `localhost:${port}`,
+    `LocalHost.:${port}`,
+    `sub.localhost:${port}`,
+    `[::1]:${port}`,
+    `[0:0:0:0:0:0:0:1]:${port}`,
+    `[::ffff:127.0.0.1]:${port}`,
+    `[::ffff:7f00:1]:${port}`,
+    `[::127.0.0.1]:${port}`,
+    `[64:ff9b::7f00:1]:${port}`,
+    `[2002:7f00:1::1]:${port}`,
+    `a-127-0-0-1.${NAME_ZONE}:${port}`,
+    `A-127-0-0-1.${NAME_ZONE.toUpperCase()}:${port}`,
+    `aaaa--1.${NAME_ZONE}:${port}`,
+    `aaaa--ffff-7f00-1.${NAME_ZONE}:${port}`,
+  ];
+}
+
+/**
+ * One spelling of each kind, for the paths where each costs a browser's navigation: the URL
+ * parser has made every numeric IPv4 form and every case of a name the same request before any
+ * code of ours sees it. (Address literals elsewhere are judged by the same code as loopback's.)
+ */
+const oneOfEachKind = (spellings: string[]) =>
+  spellings.filter((spelling) => !/^(127\.1:|0x|0177|2130706433|LocalHost|A-|\[0:0)/.test(spelling));
+
+/** Internal addresses that are not on this machine: refused, though nothing could answer. */
+const ELSEWHERE = [
+  '10.0.0.5',
+  '172.16.3.4',
+  '192.168.1.1',
+  '100.64.0.1',
+  '169.254.169.254',
+  '0.0.0.0',
+  '[fd00::1]',
+  '[fe80::1]',
+  '[::ffff:169.254.169.254]',
+  'metadata.google.internal',
+  'metadata',
+  'printer.local',
+  `a-10-0-0-5.${NAME_ZONE}`,
+  `a-169-254-169-254.${NAME_ZONE}`,
+  `a-100-64-0-1.${NAME_ZONE}`,
+  `aaaa-fd00--1.${NAME_ZONE}`,
+];
+
+const extract = (url: string, effort: string) => post('/extract/markdown', { url, effort });
+const extractJson = (url: string) =>
+  post('/extract/json', { url, effort: 'min', json_schema: { type: 'object', properties: { a: { type: 'string' } } } });
+
+/** A fresh name whose first answer is an address the stack may reach and every later one the canary's. */
+const rebinding = () => `rebind-${randomUUID().slice(0, 8)}.${NAME_ZONE}`;
+
+beforeAll(async () => {
+  canary = await startCanary();
+  const spellings = [...loopbackSpellings(canary.port), ...ELSEWHERE];
+  const routes: Parameters<typeof startFixtureServer>[0] = {};
+  spellings.forEach((spelling, index) => {
+    hops[spelling] = `/to/${index}`;
+    routes[`/to/${index}`] = redirect(`http://${spelling}/`, 302);
+    routes[`/chain/${index}/1`] = redirect(`/chain/${index}/2`, 301);
+    routes[`/chain/${index}/2`] = redirect(`/chain/${index}/3`, 307);
+    routes[`/chain/${index}/3`] = redirect(`http://${spelling}/`, 308);
+  });
+  const targets = loopbackSpellings(canary.port).map((spelling) => `http://${spelling}/`);
+  routes['/start'] = html('<!doctype html><title>Start</title><h1>Start</h1><p>Nothing here but words.</p>');
+  routes['/subresources'] = html(`<!doctype html><html><head><title>Subresources</title>
+    ${targets.map((url) => `<link rel="stylesheet" href="${url}css">`).join('')}
+    </head><body><h1>A page that reaches inward</h1><p>Every kind of request a page can make.</p>
+    ${targets.map((url) => `<img src="${url}img"><iframe src="${url}frame"></iframe><script src="${url}js"></script>`).join('')}
+    <script>
+      const targets = ${JSON.stringify(targets)};
+      for (const url of targets) {
+        fetch(url + 'fetch').catch(() => {});
+        navigator.sendBeacon(url + 'beacon', 'x');
+        try { new WebSocket(url.replace('http', 'ws') + 'ws'); } catch {}
+        try { new EventSource(url + 'sse'); } catch {}
+        try { new Worker(url + 'worker.js'); } catch {}
+      }
+    </script></body></html>`);
+  pages = await startFixtureServer(routes);
+});
+
+afterAll(async () => {
+  await pages?.close();
+  await canary?.close();
+});
+
+afterEach(() => {
+  expect(canary.arrivals()).toEqual([]);
+});
+
+describe('every spelling of an internal address, refused on every path', () => {
+  const spellings = () => [...loopbackSpellings(canary.port), ...ELSEWHERE];
+
+  it.each(['min', 'standard', 'max'])('named in the request, effort %s', async (effort) => {
+    for (const spelling of spellings()) {
+      const res = await extract(`http://${spelling}/`, effort);
+      expect({ spelling, status: res.status, body: res.body }).toEqual({ spelling, ...REFUSED });
+    }
+  });
+
+  it('named in an Extract JSON request', async () => {
+    for (const spelling of spellings()) {
+      const res = await extractJson(`http://${spelling}/`);
+      expect({ spelling, status: res.status, body: res.body }).toEqual({ spelling, ...REFUSED });
+    }
+  });
+
+  it.each(['min', 'max'])('behind a redirect, effort %s', async (effort) => {
+    const browserKinds = [
+      ...oneOfEachKind(loopbackSpellings(canary.port)),
+      ...ELSEWHERE.filter((spelling) => !/^[[\d]/.test(spelling)),
+    ];
+    for (const spelling of effort === 'max' ? browserKinds : spellings()) {
+      const res = await extract(pages.url(hops[spelling]!), effort);
+      expect({ spelling, status: res.status, body: res.body }).toEqual({ spelling, ...REFUSED });
+    }
+  });
+
+  it.each(['min', 'max'])('at the end of a chain of redirects (301, 307, 308), effort %s', async (effort) => {
+    const index = Object.keys(hops).indexOf(`a-127-0-0-1.${NAME_ZONE}:${canary.port}`);
+    for (const path of [`/chain/${index}/1`, `/chain/${Object.keys(hops).indexOf(`[::1]:${canary.port}`)}/1`]) {
+      const res = await extract(pages.url(path), effort);
+      expect({ path, status: res.status, body: res.body }).toEqual({ path, ...REFUSED });
+    }
+  });
+
+  it("as a page's stylesheets, images, frames, scripts, fetches, beacons, sockets, event streams and workers", async () => {
+    const res = await extract(pages.url('/subresources'), 'max');
+    expect(res).toMatchObject(REFUSED);
+  });
+});
+
+describe('Automate', () => {
+  it('refuses every spelling as the start URL, before the stream', async () => {
+    for (const spelling of [...loopbackSpellings(canary.port), ...ELSEWHERE]) {
+      const res = await post('/automate', { task: 'Read the page', url: `http://${spelling}/` });
+      expect({ spelling, status: res.status, body: res.body }).toEqual({ spelling, ...REFUSED });
+    }
+  });
+
+  it('lets the agent navigate to none of them, nor through a redirect or a rebinding name', async () => {
+    const targets = [
+      ...oneOfEachKind(loopbackSpellings(canary.port)).map((spelling) => `http://${spelling}/`),
+      pages.url(hops[`127.0.0.1:${canary.port}`]!),
+      `http://${rebinding()}:${canary.port}/`,
+    ];
+    // A scroll between refusals, since five failed steps in a row end the task.
+    const navigations: FormatReply[] = targets.flatMap((url) => [
+      decide('', { action: 'navigate', url }),
+      decide('', { action: 'scroll', direction: 'down' }),
+    ]);
+    const script: StandInScript = {
+      replies: [],
+      byFormat: {
+        automate_plan: [
+          { keep: true, content: JSON.stringify({ plan: 'Go', successCriteria: 'Gone', actionItems: [] }) },
+        ],
+        automate_action: [...navigations, { keep: true, content: agentDecision({ action: 'done', text: 'Stayed' }) }],
+        automate_validation: [
+          {
+            keep: true,
+            content: JSON.stringify({ completionQuality: 'complete', observation: 'Done', feedback: '' }),
+          },
+        ],
+      },
+    };
+    await fetch(`${process.env.TEST_MODEL_URL}/__control/script`, { method: 'POST', body: JSON.stringify(script) });
+    const stream = await SseStream.open(`${apiUrl()}/automate`, {
+      key: apiKey(),
+      method: 'POST',
+      body: { task: 'Visit each address', url: pages.url('/start'), maxIterations: 2 * targets.length + 2 },
+    });
+    expect(stream.response.status).toBe(200);
+    await stream.until((s) => s.events.some((m) => m.event === 'done' || m.event === 'error'), 240_000);
+    const outcomes = stream.events
+      .filter((m) => m.event === 'browser:action_completed')
+      .map((m) => JSON.parse(m.data ?? '{}') as { success?: boolean; error?: string });
+    expect(outcomes.map((outcome) => [outcome.success, outcome.error])).toEqual(
+      targets.flatMap(() => [
+        [false, expect.stringMatching(/^access to internal resources is not allowed/)],
+        [true, undefined],
+      ]),
+    );
+  }, 300_000);
+});
+
+describe('a name whose answer changes between the check and the connection', () => {
+  it.each(['min', 'standard', 'max'])('is refused at the connection, effort %s', async (effort) => {
+    const res = await extract(`http://${rebinding()}:${canary.port}/`, effort);
+    expect(res).toMatchObject(REFUSED);
+  });
+
+  it('is refused at the connection in Extract JSON', async () => {
+    const res = await extractJson(`http://${rebinding()}:${canary.port}/`);
+    expect(res).toMatchObject(REFUSED);
+  });
+});
