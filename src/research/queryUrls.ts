@@ -1,7 +1,11 @@
 import { MAX_QUERY_URLS } from './modes';
 import { withoutTrailing } from '../text/scan';
 
-const URL_IN_TEXT = /\bhttps?:\/\/[^\s<>"'`\])}]+/gi;
+/**
+ * A closing bracket or parenthesis ends a URL in prose ("(see https://a.example/x)"), except the
+ * one that closes an IPv6 host (`http://[::1]:8080/`).
+ */
+const URL_IN_TEXT = /\bhttps?:\/\/(?:\[[0-9a-f:.]+\][^\s<>"'`\])}]*|[^\s<>"'`\])}]+)/gi;
 
 /** The web addresses a query names, in order, without trailing punctuation, at most MAX_QUERY_URLS. */
 export function urlsInQuery(query: string): string[] {

@@ -8,7 +8,9 @@ import type { ResearchEvents } from '../../src/events/research';
 import { createLogger } from '../../src/telemetry/logger';
 import { testDataConverter as dataConverter } from '../support/payloadKeys';
 import { apiKey } from '../support/api';
+import { startCanary } from '../support/canary';
 import type { FixtureServer } from '../support/fixtureServer';
+import { ELSEWHERE, loopbackSpellings, oneOfEachKind } from '../support/internalAddresses';
 import { CORPUS, DISALLOWED_PATH, FAILING_PATH, SLOW_PATH } from '../support/researchCorpus';
 import { FAST_EVENTS, PLAN, scriptModel as script, volcanoScript } from '../support/researchScript';
 import { startResearchStack, type ResearchStack } from '../support/researchStack';
@@ -16,6 +18,7 @@ import { sdkEventChecker } from '../support/sdkEventSchemas';
 import type { SearchStandIn } from '../support/searchStandIn';
 import { SseStream, type SseMessage } from '../support/sseClient';
 import { eventually } from '../support/eventually';
+import { MAX_QUERY_URLS } from '../../src/research/modes';
 
 /**
  * POST /v1/research end to end: its own API and worker processes (test/support/researchStack.ts)
@@ -257,6 +260,27 @@ describe('POST /v1/research', () => {
     const samples = payloads(stream, 'analyzing:end')[0]!.samples;
     expect(samples[0]).toMatchObject({ url: named, urlSource: 'user-input' });
     expect(payloads(stream, 'complete')[0]!.metadata.urlSources!.userProvided).toBe(1);
+  });
+
+  it('reads no internal address a query names, in any spelling: each fails, and nothing arrives', async () => {
+    const canary = await startCanary();
+    try {
+      const targets = [
+        ...oneOfEachKind(loopbackSpellings(canary.port)),
+        ...ELSEWHERE.filter((spelling) => !/^[[\d]/.test(spelling)),
+      ].map((spelling) => `http://${spelling}/`);
+      for (let from = 0; from < targets.length; from += MAX_QUERY_URLS) {
+        const named = targets.slice(from, from + MAX_QUERY_URLS);
+        await script(volcanoScript());
+        const stream = await start({ query: `How do volcanoes erupt? See ${named.join(' and ')} .`, mode: 'fast' });
+        await stream.finished;
+        expect(payloads(stream, 'prefetching:start')[0]).toMatchObject({ urls: named });
+        expect(payloads(stream, 'prefetching:end')[0]).toMatchObject({ fetched: 0, failed: named.length });
+      }
+      expect(canary.arrivals()).toEqual([]);
+    } finally {
+      await canary.close();
+    }
   });
 
   it('reads pages from the cache unless nocache, which fetches them again', async () => {

@@ -39,6 +39,9 @@ describe('query helpers', () => {
       'https://a.example/x',
       'https://b.example/y',
     ]);
+    expect(
+      urlsInQuery('What do http://[2001:db8::1]:8080/a and (http://[::ffff:1.2.3.4]) and http://[::1] say?'),
+    ).toEqual(['http://[2001:db8::1]:8080/a', 'http://[::ffff:1.2.3.4]', 'http://[::1]']);
     expect(pageKey('https://a.example/x#part')).toBe('https://a.example/x');
     expect(domainOf('https://user@Sub.A.example:8080/path')).toBe('sub.a.example');
   });
