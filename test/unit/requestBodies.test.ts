@@ -1,9 +1,12 @@
-import { ServiceError } from '../../src/errors';
-import { apiDocument } from '../../src/api/openapi/document';
-import { parseAutomateRequest, parseInputAnswer } from '../../src/api/routes/automate';
-import { parseExtractMarkdown } from '../../src/api/routes/extractMarkdown';
 import { parseResearchRequest } from '../../src/api/routes/research';
-import { parseStructuredRequest } from '../../src/api/routes/structuredJson';
+import {
+  AWAITING_ROUTES,
+  badRequestMessages,
+  bodySchema,
+  outcome,
+  READERS,
+  withBodies,
+} from '../support/requestReaders';
 import { bodySamples } from '../support/schemaSamples';
 
 /**
@@ -11,42 +14,6 @@ import { bodySamples } from '../support/schemaSamples';
  * the schema refuses is refused with a 400 whose message the description lists, and every body
  * it accepts is read, with the schema's defaults applied.
  */
-
-type Parse = (body: Record<string, unknown>) => object;
-type Schema = Record<string, unknown>;
-
-/** By operationId. Automate's readers join here with its routes. */
-const READERS: Record<string, Parse> = {
-  extractMarkdown: parseExtractMarkdown,
-  extractJson: (body) => parseStructuredRequest(body, false),
-  generateJson: (body) => parseStructuredRequest(body, true),
-  research: parseResearchRequest,
-  automate: parseAutomateRequest,
-  automateInput: (body) => parseInputAnswer('request', body),
-};
-const AWAITING_ROUTES: string[] = [];
-
-interface Operation {
-  operationId: string;
-  requestBody?: { content: { 'application/json': { schema: { $ref: string } } } };
-  responses: Record<string, { content?: { 'application/json'?: { examples?: Record<string, { value: unknown }> } } }>;
-}
-
-const document = apiDocument();
-const schemas = (document.components as { schemas: Record<string, Schema> }).schemas;
-const operations = Object.values(document.paths).flatMap((item) =>
-  Object.values(item).filter((value): value is Operation => typeof value === 'object' && 'operationId' in value!),
-);
-const withBodies = operations.filter((operation) => operation.requestBody);
-
-function outcome(parse: Parse, body: Record<string, unknown>): { read: object } | { status: number; error: string } {
-  try {
-    return { read: parse(body) };
-  } catch (err) {
-    if (err instanceof ServiceError) return { status: err.status, error: err.message };
-    throw err;
-  }
-}
 
 it('has a reader for every request body it describes', () => {
   expect(withBodies.map((operation) => operation.operationId).sort()).toEqual(
@@ -58,10 +25,9 @@ describe.each(withBodies.filter((operation) => READERS[operation.operationId]))(
   '$operationId reads exactly the bodies its schema describes',
   (operation) => {
     const parse = READERS[operation.operationId]!;
-    const schema = schemas[operation.requestBody!.content['application/json'].schema.$ref.split('/').at(-1)!]!;
+    const schema = bodySchema(operation);
     const samples = bodySamples(schema);
-    const examples = operation.responses['400']?.content?.['application/json']?.examples ?? {};
-    const messages = Object.values(examples).map((example) => (example.value as { error: string }).error);
+    const messages = badRequestMessages(operation);
 
     it('has samples on both sides of every constraint', () => {
       // A body of two fields (Submit Input Response) has fewer constraints to be on either side of.
