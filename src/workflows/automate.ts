@@ -11,7 +11,7 @@ import {
 import type { AutomateModelActivities, AutomateReply } from '../activities/automateModel';
 import { actionOf, describedAction, fillOf, shownArguments } from '../automate/actions';
 import { modelData } from '../automate/credentials';
-import { completeEvent, endings, failsRun, TaskEnded, type Ending } from '../automate/endings';
+import { completeEvent, endings, failsRun, finalAnswerOf, TaskEnded, type Ending } from '../automate/endings';
 import { generationData, setupData } from '../automate/eventData';
 import { modelFailureMessage, sessionLost, stepFailure, unusableAnswer } from '../automate/failures';
 import { protectedValuesOf } from '../automate/firewall';
@@ -350,7 +350,7 @@ class AutomateRun {
   private finish(ending: Ending): void {
     this.iterationId = 'end';
     const endTime = Date.now();
-    this.emit('task:completed', this.framed({ finalAnswer: ending.finalAnswer, success: ending.success }));
+    this.emit('task:completed', this.framed({ finalAnswer: finalAnswerOf(ending), success: ending.success }));
     this.emit('task:metrics', this.framed(this.metrics.figures(this.iteration)));
     const iterations = Math.min(this.iteration, this.input.request.maxIterations);
     const stats = {
