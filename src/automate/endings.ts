@@ -1,4 +1,4 @@
-import type { AutomateErrorCode, AutomateEvents } from '../events/automate';
+import type { AutomateErrorCode, AutomatePayloads, InIteration } from '../events/automate';
 import { SESSIONS_BUSY_MESSAGE } from '../operations/automate';
 
 /** How a task ended: the `complete` event's success and error. */
@@ -79,8 +79,20 @@ export function finalAnswerOf(ending: Ending): string | null {
   return ending.finalAnswer ?? (ending.error ? shownError(ending.error).message : null);
 }
 
+/** `task:completed`: the final answer, and how the task ended in a line a timeline shows. */
+export function completedData(ending: Ending): Omit<AutomatePayloads['task:completed'], keyof InIteration> {
+  return {
+    finalAnswer: finalAnswerOf(ending),
+    success: ending.success,
+    message: ending.error ? `Task failed: ${shownError(ending.error).message}` : 'Task completed',
+  };
+}
+
 /** The `complete` event of a task that ended so, with the run's figures. */
-export function completeEvent(ending: Ending, stats: AutomateEvents['complete']['stats']): AutomateEvents['complete'] {
+export function completeEvent(
+  ending: Ending,
+  stats: AutomatePayloads['complete']['stats'],
+): AutomatePayloads['complete'] {
   return {
     success: ending.success,
     finalAnswer: finalAnswerOf(ending),
