@@ -41,10 +41,9 @@ export function searchingData(iteration: number, planned: string[]): ResearchPay
   return { message: `Searching with ${queries(planned.length)}`, iteration, queries: planned };
 }
 
-/** `urlsNew` of `urlsFound` were not seen in an earlier round. */
+/** `urlsNew` of `urlsFound` were not seen in an earlier round; the hosted line counts the found alone. */
 export function foundData(iteration: number, urlsFound: number, urlsNew: number): ResearchPayloads['searching:end'] {
-  const found = `Found ${urlsFound} URL${urlsFound === 1 ? '' : 's'}`;
-  return { message: urlsNew === urlsFound ? found : `${found}, ${urlsNew} new`, iteration, urlsFound, urlsNew };
+  return { message: `Found ${urlsFound} URL${urlsFound === 1 ? '' : 's'}`, iteration, urlsFound, urlsNew };
 }
 
 /** The end of a round's reading: how many of `targetCount` pages were analyzed, and a sample of each. */

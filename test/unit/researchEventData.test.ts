@@ -61,8 +61,8 @@ describe('research event messages', () => {
     ]);
   });
 
-  it('say what differs from the first round where the hosted streams have nothing to copy', () => {
-    expect(foundData(2, 1, 0).message).toBe('Found 1 URL, 0 new');
+  it('count in their own fields what the hosted lines leave out', () => {
+    expect(foundData(2, 1, 0)).toEqual({ message: 'Found 1 URL', iteration: 2, urlsFound: 1, urlsNew: 0 });
     expect(writingData(2, 2, 6)).toEqual({
       message: 'Revising report (attempt 2 of 2)',
       attempt: 2,
