@@ -1,4 +1,4 @@
-import type { AutomateErrorCode, AutomateEvents } from '../events/automate';
+import type { AutomateErrorCode, AutomatePayloads, InIteration } from '../events/automate';
 import { SESSIONS_BUSY_MESSAGE } from '../operations/automate';
 
 /** How a task ended: the `complete` event's success and error. */
@@ -65,14 +65,38 @@ export function failsRun(ending: Ending): ending is Ending & { error: NonNullabl
   return !!ending.error && FAILING_CODES.has(ending.error.code);
 }
 
+/** What the caller reads of an ending's error: never the ending's own message (see ENDING_MESSAGES). */
+function shownError(error: NonNullable<Ending['error']>): { code: AutomateErrorCode; message: string } {
+  return { code: error.code, message: error.shown ?? ENDING_MESSAGES[error.code] };
+}
+
+/**
+ * The final answer `task:completed` and `complete` carry. Clients print it as the run's result
+ * (the Go CLI boxes it) and most show nothing of `complete.error`, so a task that failed with
+ * no answer of the agent's has the reason there, in the words of `complete.error`.
+ */
+export function finalAnswerOf(ending: Ending): string | null {
+  return ending.finalAnswer ?? (ending.error ? shownError(ending.error).message : null);
+}
+
+/** `task:completed`: the final answer, and how the task ended in a line a timeline shows. */
+export function completedData(ending: Ending): Omit<AutomatePayloads['task:completed'], keyof InIteration> {
+  return {
+    finalAnswer: finalAnswerOf(ending),
+    success: ending.success,
+    message: ending.error ? `Task failed: ${shownError(ending.error).message}` : 'Task completed',
+  };
+}
+
 /** The `complete` event of a task that ended so, with the run's figures. */
-export function completeEvent(ending: Ending, stats: AutomateEvents['complete']['stats']): AutomateEvents['complete'] {
+export function completeEvent(
+  ending: Ending,
+  stats: AutomatePayloads['complete']['stats'],
+): AutomatePayloads['complete'] {
   return {
     success: ending.success,
-    finalAnswer: ending.finalAnswer,
+    finalAnswer: finalAnswerOf(ending),
     stats,
-    ...(ending.error
-      ? { error: { code: ending.error.code, message: ending.error.shown ?? ENDING_MESSAGES[ending.error.code] } }
-      : {}),
+    ...(ending.error ? { error: shownError(ending.error) } : {}),
   };
 }

@@ -48,7 +48,8 @@ export type ModelMessage =
 
 export type AutomateErrorCode = 'TASK_ABORTED' | 'MAX_ITERATIONS' | 'MAX_ERRORS' | 'TASK_FAILED';
 
-export interface AutomateEvents {
+/** Each event's own fields, before the workflow adds its `message` (see AutomateEvents). */
+export interface AutomatePayloads {
   start: { task: string; url: string };
   'task:setup': InIteration & {
     task: string;
@@ -68,7 +69,8 @@ export interface AutomateEvents {
     successCriteria: string;
     actionItems?: string[];
   };
-  'task:completed': InIteration & { finalAnswer: string | null; success?: boolean };
+  /** Its `message` says how the task ended, a failure's reason in the words of `complete.error`. */
+  'task:completed': InIteration & { finalAnswer: string | null; success?: boolean; message: string };
   'task:aborted': InIteration & { reason: string; finalAnswer: string };
   'task:validated': InIteration & {
     completionQuality: 'failed' | 'partial' | 'complete' | 'excellent';
@@ -123,5 +125,15 @@ export interface AutomateEvents {
   };
   /** The last event of a stream that ran to its end. */
   done: Record<string, never>;
-  error: { success: false; error: { code: string; message: string; timestamp: string } };
+  error: { success: false; error: { code: string; message: string; timestamp: string }; message: string };
 }
+
+/**
+ * The stream's events: each carries a short `message` for a person, as research's events do (and the hosted
+ * service's), which is what clients print in a timeline (the Go CLI shows it after the event's
+ * name). The client's types leave it out of most payloads; it is one more field, which they
+ * ignore. `done` alone stays the empty object spec 6.1 makes it.
+ */
+export type AutomateEvents = {
+  [E in keyof AutomatePayloads]: E extends 'done' ? AutomatePayloads[E] : AutomatePayloads[E] & { message: string };
+};

@@ -33,6 +33,7 @@ export const automateStream = {
     data: {
       success: false,
       error: { code: failure.code.toUpperCase(), message: failure.message, timestamp: new Date(at).toISOString() },
+      message: failure.message,
     },
   }),
 } satisfies StreamedOperation<AutomateEvents>;

@@ -8,7 +8,6 @@ import { documentBase, extractMetadata } from './metadata';
 import { parseDocument } from './parse';
 import { isPdf, pdfToMarkdown } from './pdf/index';
 import { removeInvisible, resolveUrls } from './prepare';
-import { dropTitleHeading } from './titleHeading';
 
 /** A page as it was downloaded or rendered. */
 export interface PageBody {
@@ -34,7 +33,6 @@ function htmlToMarkdown(page: PageBody, scope: ContentScope): { markdown: string
     document.documentElement;
   if (!root) throw new ServiceError('conversion_failed', 'page has no document element');
   dropOrphanReferences(root as Element);
-  if (scope === 'main' && metadata.title) dropTitleHeading(root as Element, metadata.title);
   return { markdown: toMarkdown(root), metadata };
 }
 

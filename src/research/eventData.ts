@@ -4,11 +4,23 @@ import type { Evaluation, Plan, Verdict } from '../prompts/research.v1';
 import { sampleOf, type AnalyzedPage } from './pages';
 import type { StopReason } from './stopRule';
 
-/** Research's event payloads that say more than a count: built here, recorded by the workflow. */
+/**
+ * Research's event payloads, built here and recorded by the workflow. Their messages are the
+ * hosted service's where an event of its recorded streams has one ("Searching with 6 queries",
+ * "Found 8 URLs"), so a client's timeline reads the same against either.
+ */
+
+const queries = (n: number): string => `${n} quer${n === 1 ? 'y' : 'ies'}`;
+
+export const startData = (): ResearchPayloads['start'] => ({ message: 'Starting research' });
+
+export function planningData(hasPrefetchedContext: boolean): ResearchPayloads['planning:start'] {
+  return { message: 'Planning research strategy', hasPrefetchedContext };
+}
 
 export function plannedData(plan: Plan): ResearchPayloads['planning:end'] {
   return {
-    message: `Planned ${plan.questions.length} question(s) and ${plan.queries.length} search(es)`,
+    message: `Planning complete: ${queries(plan.queries.length)}`,
     objective: plan.objective,
     plan: plan.plan,
     questions: plan.questions,
@@ -17,12 +29,21 @@ export function plannedData(plan: Plan): ResearchPayloads['planning:end'] {
   };
 }
 
-export function searchingData(iteration: number, queries: string[]): ResearchPayloads['searching:start'] {
-  return {
-    message: `Searching the web for ${queries.length} quer${queries.length === 1 ? 'y' : 'ies'}`,
-    iteration,
-    queries,
-  };
+export function iterationData(
+  iteration: number,
+  maxIterations: number,
+  planned: string[],
+): ResearchPayloads['iteration:start'] {
+  return { message: `Starting iteration ${iteration} of ${maxIterations}`, iteration, maxIterations, queries: planned };
+}
+
+export function searchingData(iteration: number, planned: string[]): ResearchPayloads['searching:start'] {
+  return { message: `Searching with ${queries(planned.length)}`, iteration, queries: planned };
+}
+
+/** `urlsNew` of `urlsFound` were not seen in an earlier round; the hosted line counts the found alone. */
+export function foundData(iteration: number, urlsFound: number, urlsNew: number): ResearchPayloads['searching:end'] {
+  return { message: `Found ${urlsFound} URL${urlsFound === 1 ? '' : 's'}`, iteration, urlsFound, urlsNew };
 }
 
 /** The end of a round's reading: how many of `targetCount` pages were analyzed, and a sample of each. */
@@ -78,16 +99,45 @@ export function roundEndData(
   stopReason: StopReason | undefined,
 ): ResearchPayloads['iteration:end'] {
   if (!stopReason)
-    return { message: `Round ${iteration} done; searching again for the gaps`, iteration, isLast: false };
+    return { message: `Iteration ${iteration} complete; searching again for the gaps`, iteration, isLast: false };
   return {
     message:
       stopReason === 'coverage_sufficient'
-        ? `Coverage is ${evaluation.coverage}: research stops`
-        : 'The last round is done',
+        ? `Iteration ${iteration} complete: coverage is ${evaluation.coverage}`
+        : `Iteration ${iteration} complete (the last)`,
     iteration,
     isLast: true,
     stopReason,
   };
+}
+
+/** `fast` reads in one round, and says so as the hosted `fast` does. */
+export function fastRoundEndData(iteration: number): ResearchPayloads['iteration:end'] {
+  return {
+    message: `Iteration ${iteration} complete (fast mode)`,
+    iteration,
+    isLast: true,
+    stopReason: 'max_iterations',
+  };
+}
+
+export function writingData(
+  attempt: number,
+  maxAttempts: number,
+  previousScore?: number,
+): ResearchPayloads['writing:start'] {
+  const isRevision = previousScore !== undefined;
+  return {
+    message: isRevision ? `Revising report (attempt ${attempt} of ${maxAttempts})` : 'Writing report',
+    attempt,
+    maxAttempts,
+    isRevision,
+    ...(isRevision ? { previousScore } : {}),
+  };
+}
+
+export function draftData(attempt: number): ResearchPayloads['writing:end'] {
+  return { message: 'Report draft complete', attempt };
 }
 
 export function verdictData(attempt: number, verdict: Verdict): ResearchPayloads['judging:end'] {

@@ -11,14 +11,14 @@ import {
 import type { AutomateModelActivities, AutomateReply } from '../activities/automateModel';
 import { actionOf, describedAction, fillOf, shownArguments } from '../automate/actions';
 import { modelData } from '../automate/credentials';
-import { completeEvent, endings, failsRun, TaskEnded, type Ending } from '../automate/endings';
-import { generationData, setupData } from '../automate/eventData';
+import { completedData, completeEvent, endings, failsRun, TaskEnded, type Ending } from '../automate/endings';
+import { generationData, setupData, withMessage } from '../automate/eventData';
 import { modelFailureMessage, sessionLost, stepFailure, unusableAnswer } from '../automate/failures';
 import { protectedValuesOf } from '../automate/firewall';
 import { pageView, taskContext } from '../automate/modelInputs';
 import { RunMetrics } from '../automate/runMetrics';
 import { StepNotes } from '../automate/stepNotes';
-import type { AutomateEvents, InIteration } from '../events/automate';
+import type { AutomateEvents, AutomatePayloads, InIteration } from '../events/automate';
 import { EventLog } from '../events/eventLog';
 import { automateStream } from '../events/streams';
 import { failureText } from '../temporal/failureText';
@@ -94,9 +94,9 @@ class AutomateRun {
     this.form = new FormInput(this, requests, secrets, this.firewall, input.inputTimeoutMs);
   }
 
-  emit<E extends keyof AutomateEvents & string>(event: E, data: AutomateEvents[E]): void {
+  emit<E extends keyof AutomatePayloads & string>(event: E, data: AutomatePayloads[E]): void {
     this.metrics.counted(event);
-    this.log.emit(event, data);
+    this.log.emit(event, withMessage(event, data));
   }
 
   /** A progress event's data: in the iteration it belongs to, at the time it is recorded. */
@@ -350,7 +350,7 @@ class AutomateRun {
   private finish(ending: Ending): void {
     this.iterationId = 'end';
     const endTime = Date.now();
-    this.emit('task:completed', this.framed({ finalAnswer: ending.finalAnswer, success: ending.success }));
+    this.emit('task:completed', this.framed(completedData(ending)));
     this.emit('task:metrics', this.framed(this.metrics.figures(this.iteration)));
     const iterations = Math.min(this.iteration, this.input.request.maxIterations);
     const stats = {

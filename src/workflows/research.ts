@@ -10,12 +10,19 @@ import type { CitableSource } from '../research/citations';
 import {
   analyzedData,
   coverageData,
+  draftData,
   failureData,
+  fastRoundEndData,
   followedData,
+  foundData,
+  iterationData,
   plannedData,
+  planningData,
   roundEndData,
   searchingData,
+  startData,
   verdictData,
+  writingData,
 } from '../research/eventData';
 import { MODE_BUDGETS, type ModeBudget } from '../research/modes';
 import type { PageAnalyst, PageReader } from '../research/pageReader';
@@ -106,7 +113,7 @@ class ResearchRun {
 
   private async research(): Promise<void> {
     const { query, mode } = this.input.request;
-    this.emit('start', { message: `Researching in ${mode} mode` });
+    this.emit('start', startData());
     const fastShape = mode === 'fast' && patched(FAST_SHAPE_PATCH);
     const prefetched = await this.runPhase('prefetching', () => this.prefetch());
     this.plan = await this.runPhase('planning', () => this.planResearch(prefetched));
@@ -134,12 +141,7 @@ class ResearchRun {
     this.iteration = iteration;
     this.phase = 'iteration';
     const started = Date.now();
-    this.emit('iteration:start', {
-      message: `Round ${iteration} of at most ${this.budget.maxIterations}`,
-      iteration,
-      maxIterations: this.budget.maxIterations,
-      queries,
-    });
+    this.emit('iteration:start', iterationData(iteration, this.budget.maxIterations, queries));
     const found = await this.runPhase('searching', () => this.searchFor(iteration, queries));
     const read = await this.runPhase('analyzing', () => this.analyzeAll(iteration, prefetched, found));
     if (this.budget.follow > 0) await this.runPhase('following', () => this.follow(iteration, read));
@@ -162,12 +164,7 @@ class ResearchRun {
     this.iteration = iteration;
     this.phase = 'iteration';
     const started = Date.now();
-    this.emit('iteration:start', {
-      message: 'One round of searching and reading',
-      iteration,
-      maxIterations: 1,
-      queries,
-    });
+    this.emit('iteration:start', iterationData(iteration, 1, queries));
     const sources = await this.runPhase('searching', async () => {
       const found = await this.searchFor(iteration, queries);
       const allowed = await this.pages.allowedByRobots(found);
@@ -180,20 +177,15 @@ class ResearchRun {
     });
     this.metrics.addPhase('iteration', Date.now() - started);
     this.phase = 'iteration';
-    this.emit('iteration:end', {
-      message: `Read ${sources.length} page(s)`,
-      iteration,
-      isLast: true,
-      stopReason: 'max_iterations',
-    });
+    this.emit('iteration:end', fastRoundEndData(iteration));
     this.iteration = undefined;
     if (sources.length === 0) throw new ResearchFailure('no_sources', 'no page could be fetched and read');
     this.phase = 'writing';
     const writing = Date.now();
-    this.emit('writing:start', { message: 'Writing the answer', attempt: 1, maxAttempts: 1, isRevision: false });
+    this.emit('writing:start', writingData(1, 1));
     const { report } = await this.tools.required(() => this.tools.model.writeAnswer({ ...this.about(), sources }));
     if (!report) throw new ResearchFailure('research_failed', 'the model wrote an empty answer');
-    this.emit('writing:end', { message: 'Answer written', attempt: 1 });
+    this.emit('writing:end', draftData(1));
     this.metrics.addPhase('writing', Date.now() - writing);
     this.complete(
       report,
@@ -238,7 +230,7 @@ class ResearchRun {
   }
 
   private async planResearch(prefetched: PageTarget[]): Promise<Plan> {
-    this.emit('planning:start', { message: 'Planning the research', hasPrefetchedContext: prefetched.length > 0 });
+    this.emit('planning:start', planningData(prefetched.length > 0));
     const plan = await this.tools.required(() =>
       this.tools.model.planResearch({
         query: this.input.request.query,
@@ -268,12 +260,7 @@ class ResearchRun {
     if (answers.every((answer) => answer === undefined))
       throw new ResearchFailure('search_failed', `every search of round ${iteration} failed`);
     const { found, urlsFound } = searchTargets(queries, answers, this.pages.seen);
-    this.emit('searching:end', {
-      message: `Found ${found.length} new page(s)`,
-      iteration,
-      urlsFound,
-      urlsNew: found.length,
-    });
+    this.emit('searching:end', foundData(iteration, urlsFound, found.length));
     return found;
   }
 
@@ -359,19 +346,13 @@ class ResearchRun {
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       this.phase = 'writing';
       let started = Date.now();
-      this.emit('writing:start', {
-        message: revision ? 'Revising the report' : 'Writing the report',
-        attempt,
-        maxAttempts,
-        isRevision: revision !== undefined,
-        ...(previousScore !== undefined ? { previousScore } : {}),
-      });
+      this.emit('writing:start', writingData(attempt, maxAttempts, previousScore));
       const draft = await this.tools.required(() =>
         this.tools.model.writeReport({ ...this.about(), mode: this.input.request.mode, outline, notes, revision }),
       );
       if (!draft.report) throw new ResearchFailure('research_failed', 'the model wrote an empty report');
       report = draft.report;
-      this.emit('writing:end', { message: `Draft ${attempt} written`, attempt });
+      this.emit('writing:end', draftData(attempt));
       this.metrics.addPhase('writing', Date.now() - started);
       this.phase = 'judging';
       started = Date.now();
@@ -417,7 +398,7 @@ class ResearchRun {
     );
     upsertMemo({ usage: this.metrics.usage });
     this.emit('complete', {
-      message: `Research complete: ${metadata.citedPages.length} source(s) cited`,
+      message: 'Research complete',
       report,
       metadata,
     });

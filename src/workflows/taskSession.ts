@@ -2,7 +2,7 @@ import { patched, proxyActivities, sleep, uuid4 } from '@temporalio/workflow';
 import { endings, TaskEnded } from '../automate/endings';
 import { sessionsFull } from '../automate/failures';
 import { automateOptions } from '../config/timeouts';
-import type { AutomateEvents, InIteration } from '../events/automate';
+import type { AutomatePayloads, InIteration } from '../events/automate';
 import type { AutomateInput, Observation, OpenedSession, SessionOpening, SessionSteps } from '../operations/automate';
 
 /** New sessions after a lost one, before the task fails. */
@@ -30,7 +30,7 @@ export interface HeldSession {
 
 /** What the session tells its task: events in the current iteration, and notes for the model. */
 export interface SessionReport {
-  emit<E extends keyof AutomateEvents & string>(event: E, data: AutomateEvents[E]): void;
+  emit<E extends keyof AutomatePayloads & string>(event: E, data: AutomatePayloads[E]): void;
   framed<D extends object>(data: D): InIteration & D;
   note(action: string, outcome: string): void;
   failedStep(action: string, error: string): void;

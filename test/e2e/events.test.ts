@@ -75,11 +75,21 @@ function researchScript(count: number, delayMs = 30): ScriptStep[] {
 
 function automateScript(): ScriptStep[] {
   return [
-    { event: 'start', data: { task: 'find the price', url: 'https://example.com' } },
-    { event: 'agent:step', data: { iterationId: 'i1', timestamp: 0, currentIteration: 1 }, delayMs: 20 },
+    { event: 'start', data: { task: 'find the price', url: 'https://example.com', message: 'Starting the task' } },
+    {
+      event: 'agent:step',
+      data: { iterationId: 'i1', timestamp: 0, currentIteration: 1, message: 'Step 1' },
+      delayMs: 20,
+    },
     {
       event: 'browser:navigated',
-      data: { iterationId: 'i1', timestamp: 0, title: 'Example', url: 'https://example.com' },
+      data: {
+        iterationId: 'i1',
+        timestamp: 0,
+        title: 'Example',
+        url: 'https://example.com',
+        message: 'On example.com',
+      },
       delayMs: 20,
     },
   ];

@@ -69,7 +69,8 @@ describe('@tabstack/sdk', () => {
     expect(plain.metadata).toBeUndefined();
     const apart = await client().extract.markdown({ url, effort: 'min', metadata: true, nocache: true });
     expect(apart.metadata).toMatchObject({ title: 'Harbour Lamp', description: 'A brass lamp.' });
-    expect(apart.content).toMatch(/^A brass oil lamp/);
+    // The page's headline stays, though it repeats the title the metadata also carries.
+    expect(apart.content).toMatch(/^# Harbour Lamp\n\nA brass oil lamp/);
   });
 
   it('extract.json and generate.json: objects of the requested schema', async () => {
@@ -184,7 +185,7 @@ describe('tabstack (PyPI)', () => {
       research: { events: string[]; report: string; max_attempts: number[]; cited: string[] };
     };
     expect(result.markdown).toMatchObject({ url, title: 'Harbour Lamp' });
-    expect(result.markdown.content).toMatch(/^A brass oil lamp/);
+    expect(result.markdown.content).toMatch(/^# Harbour Lamp\n\nA brass oil lamp/);
     expect(result.bad_request).toEqual({ status: 400, body: { error: 'url is required' } });
     expect(result.research.events).toEqual(FAST_EVENTS);
     expect(result.research.max_attempts).toEqual([1]);

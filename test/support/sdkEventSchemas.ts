@@ -22,8 +22,8 @@ const SPEC_ONLY: Record<string, object> = {
       event: { const: 'start' },
       data: {
         type: 'object',
-        properties: { task: { type: 'string' }, url: { type: 'string' } },
-        required: ['task', 'url'],
+        properties: { task: { type: 'string' }, url: { type: 'string' }, message: { type: 'string' } },
+        required: ['task', 'url', 'message'],
         additionalProperties: false,
       },
     },
@@ -55,8 +55,34 @@ function schemas(): Record<StreamedOperationName, object> {
 
 export type EventCheck = (operation: StreamedOperationName, event: { event: string; data: unknown }) => string[];
 
+interface Definition {
+  anyOf?: { $ref: string }[];
+  properties?: Record<string, { const?: string; $ref?: string; type?: string }>;
+  required?: string[];
+  additionalProperties?: boolean;
+}
+
 interface GeneratedSchema {
-  definitions: Record<string, { anyOf?: { $ref: string }[]; properties?: { event?: { const?: string } } }>;
+  definitions: Record<string, Definition>;
+}
+
+const definitionOf = (schema: GeneratedSchema, ref: string): Definition =>
+  schema.definitions[decodeURIComponent(ref.replace('#/definitions/', ''))]!;
+
+/**
+ * Our Automate events carry a `message` the client's types leave out of most payloads (see
+ * AutomateEvents in src/events/automate.ts): each payload that is a closed object takes it, and
+ * must have it, so a stream check also finds an event without one. `done` is open, and empty.
+ */
+function withMessages(schema: GeneratedSchema): GeneratedSchema {
+  for (const { $ref } of schema.definitions[TYPES.automate]!.anyOf!) {
+    const dataRef = definitionOf(schema, $ref).properties?.data?.$ref;
+    const data = dataRef ? definitionOf(schema, dataRef) : undefined;
+    if (!data?.properties || data.additionalProperties !== false) continue;
+    data.properties.message = { type: 'string' };
+    data.required = [...new Set([...(data.required ?? []), 'message'])];
+  }
+  return schema;
 }
 
 /** A checker of events against the client's types: the list of problems, empty when the event fits. */
@@ -65,11 +91,12 @@ export function sdkEventChecker(): EventCheck {
   const validators = new Map<string, ValidateFunction>(
     Object.entries(SPEC_ONLY).map(([key, schema]) => [key, ajv.compile(schema)]),
   );
-  for (const [operation, schema] of Object.entries(schemas()) as [StreamedOperationName, GeneratedSchema][]) {
+  for (const [operation, generated] of Object.entries(schemas()) as [StreamedOperationName, GeneratedSchema][]) {
+    const schema = operation === 'automate' ? withMessages(generated) : generated;
     ajv.addSchema(schema, operation);
     // The union's members, each checked alone, so a problem is reported against the event's own type.
     for (const { $ref } of schema.definitions[TYPES[operation]]!.anyOf!) {
-      const member = schema.definitions[decodeURIComponent($ref.replace('#/definitions/', ''))]!;
+      const member = definitionOf(schema, $ref);
       validators.set(`${operation} ${member.properties!.event!.const!}`, ajv.compile({ $ref: `${operation}${$ref}` }));
     }
   }

@@ -1,4 +1,4 @@
-import { completeEvent, endings, failsRun } from '../../src/automate/endings';
+import { completeEvent, endings, failsRun, finalAnswerOf } from '../../src/automate/endings';
 import { StepNotes } from '../../src/automate/stepNotes';
 import { SESSIONS_BUSY_MESSAGE } from '../../src/operations/automate';
 
@@ -40,6 +40,23 @@ describe('completeEvent', () => {
       finalAnswer: '12 EUR',
       error: { code: 'TASK_FAILED', message: 'the answer did not pass validation in 3 attempt(s)' },
     });
+  });
+});
+
+describe('the final answer of a task that failed', () => {
+  it('is the reason, in the words complete.error gives, when the agent left no answer', () => {
+    for (const ending of [endings.outOfIterations(7), endings.tooManyErrors(5, 'x'), endings.failed('ECONNREFUSED')]) {
+      const event = completeEvent(ending, stats);
+      expect(event.finalAnswer).toBe(event.error!.message);
+      expect(finalAnswerOf(ending)).toBe(event.error!.message);
+    }
+    expect(finalAnswerOf(endings.sessionsBusy())).toBe(SESSIONS_BUSY_MESSAGE);
+  });
+
+  it("is the agent's own where it left one", () => {
+    expect(finalAnswerOf(endings.aborted('the shop is closed'))).toBe('the shop is closed');
+    expect(finalAnswerOf(endings.notValidated('12 EUR', 3))).toBe('12 EUR');
+    expect(finalAnswerOf(endings.accepted('12 EUR'))).toBe('12 EUR');
   });
 });
 

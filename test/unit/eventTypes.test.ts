@@ -45,6 +45,7 @@ describe('event payloads against @tabstack/sdk', () => {
     expect(automate.data).toEqual({
       success: false,
       error: { code: 'FETCH_FAILED', message: 'failed to fetch URL', timestamp: '2023-11-14T22:13:20.000Z' },
+      message: 'failed to fetch URL',
     });
   });
 
@@ -59,7 +60,15 @@ describe('event payloads against @tabstack/sdk', () => {
       /additional properties/,
     );
     expect(check('automate', { event: 'no:such', data: {} })).toEqual(['no:such is no AutomateEvent type']);
-    expect(check('automate', { event: 'start', data: { task: 'find', url: 'https://example.com' } })).toEqual([]);
-    expect(check('automate', { event: 'start', data: { task: 'find' } })[0]).toMatch(/required property 'url'/);
+    const start = { task: 'find', url: 'https://example.com', message: 'Starting the task' };
+    expect(check('automate', { event: 'start', data: start })).toEqual([]);
+    expect(check('automate', { event: 'start', data: { ...start, url: undefined } })[0]).toMatch(
+      /required property 'url'/,
+    );
+    // Every Automate event but `done` carries a message for timelines, which the client's types lack.
+    const step = { iterationId: 'iteration-1', timestamp: 1, currentIteration: 1 };
+    expect(check('automate', { event: 'agent:step', data: { ...step, message: 'Step 1' } })).toEqual([]);
+    expect(check('automate', { event: 'agent:step', data: step })[0]).toMatch(/required property 'message'/);
+    expect(check('automate', { event: 'done', data: {} })).toEqual([]);
   });
 });

@@ -62,3 +62,37 @@ describe('the request log', () => {
     expect(await logLineFor('/v1/runs/abc/events')).toContain('"path":"/v1/runs/abc/events"');
   });
 });
+
+describe('the support id of an answer', () => {
+  /** The response headers a request gets when the handler behind the log records `runId` (or none). */
+  async function headersFor(runId?: string, incoming = ''): Promise<Record<string, string>> {
+    const headers: Record<string, string> = {};
+    const ctx = {
+      method: 'POST',
+      path: '/v1/extract/markdown',
+      status: 200,
+      headerSent: false,
+      state: {},
+      get: (name: string) => (name === 'x-request-id' ? incoming : ''),
+      set: (name: string, value: string) => {
+        headers[name] = value;
+      },
+    } as unknown as ParameterizedContext<ApiState>;
+    await requestLog(pino({ level: 'silent' }))(ctx as never, async () => {
+      if (runId) ctx.state.runId = runId;
+    });
+    return headers;
+  }
+
+  it("sends the run's id as x-trace-id once the request has a run", async () => {
+    const headers = await headersFor('0199c5a4-7d2e-7b61-9c1e-5f3a2b1c0d9e');
+    expect(headers['x-trace-id']).toBe('0199c5a4-7d2e-7b61-9c1e-5f3a2b1c0d9e');
+    expect(headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('sends the request id as x-trace-id for an answer given before any run started', async () => {
+    const headers = await headersFor(undefined, 'support-42');
+    expect(headers['x-trace-id']).toBe('support-42');
+    expect(headers['x-request-id']).toBe('support-42');
+  });
+});

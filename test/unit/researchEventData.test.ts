@@ -1,12 +1,19 @@
 import {
   analyzedData,
   coverageData,
+  draftData,
   failureData,
+  fastRoundEndData,
   followedData,
+  foundData,
+  iterationData,
   plannedData,
+  planningData,
   roundEndData,
   searchingData,
+  startData,
   verdictData,
+  writingData,
 } from '../../src/research/eventData';
 import type { Evaluation, Verdict } from '../../src/prompts/research.v1';
 import type { AnalyzedPage } from '../../src/research/pages';
@@ -20,16 +27,62 @@ const evaluation: Evaluation = {
   newQuestions: [],
 };
 
+describe('research event messages', () => {
+  it("read as the hosted service's recorded fast streams do (shared/hosted-traces)", () => {
+    const plan = {
+      objective: 'o',
+      plan: 'p',
+      complexity: 'simple' as const,
+      questions: [],
+      queries: ['a', 'b', 'c', 'd', 'e', 'f'],
+    };
+    expect(
+      [
+        startData(),
+        planningData(false),
+        plannedData(plan),
+        iterationData(1, 1, plan.queries),
+        searchingData(1, plan.queries),
+        foundData(1, 8, 8),
+        fastRoundEndData(1),
+        writingData(1, 1),
+        draftData(1),
+      ].map((data) => data.message),
+    ).toEqual([
+      'Starting research',
+      'Planning research strategy',
+      'Planning complete: 6 queries',
+      'Starting iteration 1 of 1',
+      'Searching with 6 queries',
+      'Found 8 URLs',
+      'Iteration 1 complete (fast mode)',
+      'Writing report',
+      'Report draft complete',
+    ]);
+  });
+
+  it('count in their own fields what the hosted lines leave out', () => {
+    expect(foundData(2, 1, 0)).toEqual({ message: 'Found 1 URL', iteration: 2, urlsFound: 1, urlsNew: 0 });
+    expect(writingData(2, 2, 6)).toEqual({
+      message: 'Revising report (attempt 2 of 2)',
+      attempt: 2,
+      maxAttempts: 2,
+      isRevision: true,
+      previousScore: 6,
+    });
+  });
+});
+
 describe('research event data', () => {
   it('counts the plan in its message and carries it whole', () => {
     const plan = { objective: 'o', plan: 'p', complexity: 'simple' as const, questions: ['a', 'b'], queries: ['q'] };
-    expect(plannedData(plan)).toEqual({ message: 'Planned 2 question(s) and 1 search(es)', ...plan });
+    expect(plannedData(plan)).toEqual({ message: 'Planning complete: 1 query', ...plan });
   });
 
   it('says query or queries by their count', () => {
-    expect(searchingData(2, ['x']).message).toBe('Searching the web for 1 query');
+    expect(searchingData(2, ['x']).message).toBe('Searching with 1 query');
     expect(searchingData(2, ['x', 'y'])).toEqual({
-      message: 'Searching the web for 2 queries',
+      message: 'Searching with 2 queries',
       iteration: 2,
       queries: ['x', 'y'],
     });
@@ -49,17 +102,17 @@ describe('research event data', () => {
 
   it('ends a round with why research stops, or that it goes on', () => {
     expect(roundEndData(1, evaluation, undefined)).toEqual({
-      message: 'Round 1 done; searching again for the gaps',
+      message: 'Iteration 1 complete; searching again for the gaps',
       iteration: 1,
       isLast: false,
     });
     expect(roundEndData(2, evaluation, 'coverage_sufficient')).toEqual({
-      message: 'Coverage is Solid: research stops',
+      message: 'Iteration 2 complete: coverage is Solid',
       iteration: 2,
       isLast: true,
       stopReason: 'coverage_sufficient',
     });
-    expect(roundEndData(3, evaluation, 'max_iterations').message).toBe('The last round is done');
+    expect(roundEndData(3, evaluation, 'max_iterations').message).toBe('Iteration 3 complete (the last)');
   });
 
   it('carries a verdict feedback only when there is some', () => {

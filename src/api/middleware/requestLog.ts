@@ -35,6 +35,11 @@ function loggedPath(path: string): string {
  * One log line per request with its id, and the organization, workflow id and run id once known
  * (see `identify`), so a request in the log leads straight to its run in the Temporal UI.
  * Headers are never logged: they carry keys.
+ *
+ * Every answer also carries `x-trace-id`, the id the official clients show for a support request
+ * (the Go CLI's `--debug`): the Temporal run id of the request's run, which Automate's
+ * `task:trace_context` event carries too; an answer given before any run started (a refused key
+ * or body) has no run, and gets the request id instead. Either one is on the request's log line.
  */
 export function requestLog(logger: Logger): Middleware<ApiState> {
   return async (ctx, next) => {
@@ -47,6 +52,8 @@ export function requestLog(logger: Logger): Middleware<ApiState> {
     try {
       await next();
     } finally {
+      // An event stream's headers go out when Koa answers, after this: the run is known by then.
+      if (!ctx.headerSent) ctx.set('x-trace-id', ctx.state.runId ?? requestId);
       const entry = {
         method: ctx.method,
         path: loggedPath(ctx.path),

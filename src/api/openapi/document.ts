@@ -38,6 +38,9 @@ const requestBody = (name: string) => ({ required: true, content: { 'application
 const header = (description: string, schema: object = { type: 'string' }) => ({ description, schema });
 
 const REQUEST_ID = header('The request id (the one sent in `x-request-id`, or a new one), for tracing in the log.');
+const TRACE_ID = header(
+  "The id to quote in a support request: the Temporal run id of the request's run, or the request id of an answer given before any run started.",
+);
 const WORKFLOW_ID = header(
   'The id of the Temporal workflow that served the request: `<organization>/<operation>/<ulid>`.',
 );
@@ -59,7 +62,7 @@ const PAGE_ERRORS: ErrorAnswer[] = [
 function eventStream(stream: 'research' | 'automate', description: string) {
   return {
     description,
-    headers: { 'x-run-id': RUN_ID, 'x-workflow-id': WORKFLOW_ID, 'x-request-id': REQUEST_ID },
+    headers: { 'x-run-id': RUN_ID, 'x-workflow-id': WORKFLOW_ID, 'x-request-id': REQUEST_ID, 'x-trace-id': TRACE_ID },
     content: { 'text/event-stream': { schema: ref(streamComponentName(stream)) } },
   };
 }
@@ -96,6 +99,7 @@ function buildDocument(): ApiDocument {
               ),
               'x-workflow-id': WORKFLOW_ID,
               'x-request-id': REQUEST_ID,
+              'x-trace-id': TRACE_ID,
             },
           },
           ...errorResponses([
@@ -235,7 +239,12 @@ function buildDocument(): ApiDocument {
         responses: {
           '200': {
             description: 'The run events, as its operation streams them.',
-            headers: { 'x-run-id': RUN_ID, 'x-workflow-id': WORKFLOW_ID, 'x-request-id': REQUEST_ID },
+            headers: {
+              'x-run-id': RUN_ID,
+              'x-workflow-id': WORKFLOW_ID,
+              'x-request-id': REQUEST_ID,
+              'x-trace-id': TRACE_ID,
+            },
             content: {
               'text/event-stream': {
                 schema: { oneOf: [ref(streamComponentName('research')), ref(streamComponentName('automate'))] },
