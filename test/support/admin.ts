@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { Pool } from 'pg';
 import { ulid } from 'ulid';
 import { projectRoot } from './localStack';
 import { stackEnv } from './secondApi';
@@ -60,3 +61,20 @@ export function entriesByRun(ledger: LedgerEntry[]): Map<string, LedgerEntry[]> 
 
 /** The balance the ledger adds up to. */
 export const ledgerSum = (ledger: LedgerEntry[]): number => ledger.reduce((sum, entry) => sum + entry.amount, 0);
+
+/**
+ * Whether a run's charge has been settled (refunded or kept): the admin command shows refunds
+ * only, so a test that expects none asks the store itself when the question has been decided.
+ */
+export async function chargeSettled(runKey: string): Promise<boolean> {
+  const pool = new Pool({ connectionString: stackEnv().DATABASE_URL, max: 1 });
+  try {
+    const { rows } = await pool.query<{ settled: boolean }>(
+      `SELECT settled_at IS NOT NULL AS settled FROM ledger WHERE run_key = $1 AND kind = 'charge'`,
+      [runKey],
+    );
+    return rows[0]?.settled ?? false;
+  } finally {
+    await pool.end();
+  }
+}
