@@ -1,4 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
+import { ulid } from 'ulid';
+import { Store } from '../../src/billing/store';
 import { account, chargeSettled, entriesByRun, newOrganization, type LedgerEntry } from '../support/admin';
 import { eventually } from '../support/eventually';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
@@ -6,6 +8,7 @@ import type { FormatReply } from '../support/modelStandIn';
 import { testDataConverter as dataConverter } from '../support/payloadKeys';
 import { scriptModel, volcanoScript } from '../support/researchScript';
 import { startResearchStack, type ResearchStack } from '../support/researchStack';
+import { stackEnv } from '../support/secondApi';
 import { SseStream } from '../support/sseClient';
 
 /**
@@ -202,4 +205,37 @@ describe('a run an operator ended', () => {
     },
     60_000,
   );
+});
+
+describe('a run that never started', () => {
+  it('is refunded by the sweep once a minute past its deadline', async () => {
+    const { org } = await newOrganization('unstarted', 10);
+    // An API that died between charging a request and starting its run leaves this behind: a
+    // charge for a workflow id Temporal never saw, whose deadline (175 s for Extract Markdown)
+    // has passed by more than the sweep's minute of grace.
+    const workflowId = `${org}/extract-markdown/${ulid()}`;
+    const store = await Store.open(stackEnv().DATABASE_URL!);
+    try {
+      expect(
+        await store.charge({
+          organization: org,
+          runKey: workflowId,
+          operation: 'extract-markdown',
+          amount: 10,
+          expiresAt: new Date(Date.now() - 61_000),
+        }),
+      ).toBe('charged');
+    } finally {
+      await store.close();
+    }
+    const { balance, entries } = await settled(org, workflowId);
+    expect({ balance, entries: kinds(entries) }).toEqual({
+      balance: 10,
+      entries: [
+        ['charge', -10],
+        ['refund', 10],
+      ],
+    });
+    expect(entries[1]!.note).toBe('refunded: the run never started');
+  });
 });
