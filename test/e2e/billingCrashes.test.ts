@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { Client, Connection } from '@temporalio/client';
-import { account, chargeSettled, entriesByRun, ledgerSum, newOrganization } from '../support/admin';
+import { account, adminJson, chargeSettled, entriesByRun, ledgerSum, newOrganization } from '../support/admin';
 import { eventually } from '../support/eventually';
 import { startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 import { testDataConverter as dataConverter } from '../support/payloadKeys';
@@ -185,4 +185,51 @@ describe('a run charged once', () => {
     });
     await expectChargedOnce(org, 1000, [workflowId], 10);
   }, 120_000);
+});
+
+describe('the store restarted', () => {
+  // The dev stack's embedded store has no supervisor to start it again; e2e/crashRecovery kills
+  // the one `npm start` runs, and its supervisor does.
+  const onCluster = process.env.TEST_TOPOLOGY === 'cluster';
+  (onCluster ? it : it.skip)(
+    "keeps keys, balances and the ledger across a restart of the cluster's PostgreSQL",
+    async () => {
+      const { org, key } = await newOrganization('restart-pg', 1000);
+      const first = await extract(stack.base, key, 'r1');
+      expect(first.status).toBe(200);
+      await eventually(() => chargeSettled(first.workflowId!), { what: 'the first settlement', timeoutMs: 30_000 });
+      const before = await account(org);
+      const keys = await adminJson<unknown[]>('key', 'list', org);
+      const pid = (JSON.parse(process.env.TEST_PIDS ?? '{}') as Record<string, number>).postgres!;
+      // Its fast shutdown, as a restart by an operator: the cluster's supervisor starts it again.
+      process.kill(pid, 'SIGINT');
+      await eventually(
+        () => {
+          try {
+            process.kill(pid, 0);
+            return false;
+          } catch {
+            return true;
+          }
+        },
+        { what: 'PostgreSQL to stop', timeoutMs: 30_000 },
+      );
+      await eventually(async () => (await account(org)).balance === before.balance, {
+        what: 'the store to answer again',
+        timeoutMs: 120_000,
+        intervalMs: 500,
+      });
+      await eventually(async () => (await fetch(`${new URL(stack.base).origin}/ready`)).ok, {
+        what: 'the API to be ready again (Temporal keeps its data in the same PostgreSQL)',
+        timeoutMs: 120_000,
+        intervalMs: 500,
+      });
+      expect(await adminJson('key', 'list', org)).toEqual(keys);
+      expect((await account(org)).ledger).toEqual(before.ledger);
+      const second = await extract(stack.base, key, 'r2');
+      expect(second.status).toBe(200);
+      await expectChargedOnce(org, 1000, [first.workflowId!, second.workflowId!], 10);
+    },
+    300_000,
+  );
 });
