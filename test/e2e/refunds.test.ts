@@ -27,10 +27,14 @@ let temporal: Client;
 
 beforeAll(async () => {
   [stack, pages] = await Promise.all([
-    startResearchStack('refunds', { BILLING_SETTLE_INTERVAL_MS: '200' }),
+    // A client that leaves its stream abandons its run after a second, not the default minute.
+    startResearchStack('refunds', { BILLING_SETTLE_INTERVAL_MS: '200', STREAM_DISCONNECT_GRACE_MS: '1000' }),
     startFixtureServer({
       '/down': html('<h1>Service unavailable</h1>', 'text/html', 503),
       '/to-internal': (_req, res) => res.writeHead(302, { location: 'http://127.0.0.1:9/admin' }).end(),
+      '/huge': html(
+        `<html><head><title>Fleet</title></head><body><article>${'<h2>A boat</h2><p>The boat is moored at the quay with its crew of fishermen who mend nets every morning, as every boat of the harbour does.</p>'.repeat(2500)}</article></body></html>`,
+      ),
       '/product': html(
         '<html><head><title>Harbour Lamp</title></head><body><article><h1>Harbour Lamp</h1><p>A brass lamp for 42.50 EUR that burns lamp oil for twelve hours, long enough to be the main content.</p></article></body></html>',
       ),
@@ -113,6 +117,14 @@ describe('a run that failed', () => {
           }
         : { balance: 0, entries: [['charge', -10]] },
     );
+  });
+
+  it('Extract JSON of a page too large to read (the caller’s: kept)', async () => {
+    const { org, key } = await newOrganization('large', 50);
+    const answer = await post('/extract/json', key, { url: pages.url('/huge'), json_schema: SCHEMA, effort: 'min' });
+    expect({ status: answer.status, error: answer.error }).toEqual({ status: 500, error: 'web page is too large' });
+    const { balance, entries } = await settled(org, answer.workflowId!);
+    expect({ balance, entries: kinds(entries) }).toEqual({ balance: 0, entries: [['charge', -50]] });
   });
 
   it.each<[string, FormatReply]>([
@@ -205,6 +217,25 @@ describe('a run an operator ended', () => {
     },
     60_000,
   );
+});
+
+describe('a run its caller left', () => {
+  it('Research whose client left its stream and never came back (stream_abandoned) is kept', async () => {
+    const { org, key } = await newOrganization('left', 250);
+    // The plan comes late, so the run is still going when its client leaves.
+    await scriptModel(volcanoScript({ research_plan: [{ content: '{}', delayMs: 10_000 }] }));
+    const stream = await SseStream.open(`${stack.base}/research`, {
+      key,
+      method: 'POST',
+      body: { query: 'How volcanic is Iceland?', nocache: true },
+    });
+    const workflowId = stream.response.headers.get('x-workflow-id')!;
+    await stream.until((s) => s.events.some((event) => event.event === 'planning:start'), 30_000);
+    stream.abort();
+    const { balance, entries } = await settled(org, workflowId);
+    expect({ balance, entries: kinds(entries) }).toEqual({ balance: 0, entries: [['charge', -250]] });
+    expect((await temporal.workflow.getHandle(workflowId).describe()).status.name).toBe('FAILED');
+  }, 60_000);
 });
 
 describe('a run that never started', () => {
