@@ -208,6 +208,38 @@ describe("another organization's cache entries", () => {
   }, 60_000);
 });
 
+describe("another organization's research page cache", () => {
+  /** The corpus pages a run fetched: those whose hits went up (robots.txt aside, which is not cached content). */
+  const fetchedSince = (before: Map<string, number>): string[] =>
+    [...stack.corpus.hits]
+      .filter(([path, hits]) => !path.endsWith('/robots.txt') && hits > (before.get(path) ?? 0))
+      .map(([path]) => path)
+      .sort();
+
+  async function research(key: string): Promise<string[]> {
+    const before = new Map(stack.corpus.hits);
+    const stream = await SseStream.open(`${stack.base}/research`, {
+      key,
+      method: 'POST',
+      body: { query: 'Which lava types does Iceland have?' },
+    });
+    await stream.finished;
+    expect(stream.events.at(-1)?.event).toBe('complete');
+    return fetchedSince(before);
+  }
+
+  it("reads B's pages afresh, not from the entries A's research left", async () => {
+    // Organizations whose partitions are empty: the stream test above refreshed A's entries.
+    const [reader, other] = await Promise.all([newOrganization('iso-c', 10_000), newOrganization('iso-d', 10_000)]);
+    await script(volcanoScript());
+    const first = await research(reader.key);
+    expect(first.length).toBeGreaterThan(0);
+    // The cache is in effect: the same organization's second run reads every page from it.
+    expect(await research(reader.key)).toEqual([]);
+    expect(await research(other.key)).toEqual(expect.arrayContaining(first));
+  }, 120_000);
+});
+
 describe("another organization's ledger and limits", () => {
   it('are nowhere in the HTTP interface: no route names them, and /metrics names no organization', async () => {
     const nowhere = await answerOf(`/no-such-route-${ulid()}`, b.key, {});
