@@ -46,9 +46,11 @@ interface Answer {
   status: number;
   type: string | null;
   body: string;
+  /** The names of its headers: a header only one of two answers has would tell them apart. */
+  headers: string[];
 }
 
-/** What a request got, as the caller can see it: status, content type and body. */
+/** What a request got, as the caller can see it: status, content type, body and which headers. */
 async function answerOf(path: string, key: string, init: { method?: string; body?: unknown; lastEventId?: string }) {
   const headers: Record<string, string> = { authorization: `Bearer ${key}` };
   if (init.body !== undefined) headers['content-type'] = 'application/json';
@@ -58,7 +60,14 @@ async function answerOf(path: string, key: string, init: { method?: string; body
     headers,
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
-  return { status: response.status, type: response.headers.get('content-type'), body: await response.text() };
+  const names: string[] = [];
+  response.headers.forEach((_value, name) => names.push(name));
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    body: await response.text(),
+    headers: names.sort(),
+  };
 }
 
 /**
