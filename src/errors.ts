@@ -94,3 +94,6 @@ export function invalidField(message: string): ServiceError {
  * request) or whose answers never met the schema. Workflows turn it into their operation's error.
  */
 export const MODEL_FAILED = 'model_failed';
+
+/** Not caller-facing: a model call that failed in a way another attempt may mend (a 5xx, a 429, no answer). */
+export const MODEL_TRANSIENT = 'model_transient';

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { MODEL_FAILED, ServiceError } from '../errors';
+import { MODEL_FAILED, MODEL_TRANSIENT, ServiceError } from '../errors';
 import { ModelError } from '../model/modelError';
 import { TRANSIENT_STATUSES } from '../net/transientStatuses';
 
@@ -37,7 +37,7 @@ export function modelFailure(err: unknown): unknown {
   if (!(err instanceof ModelError)) return err;
   if (!err.retryable) return ApplicationFailure.nonRetryable(err.message, MODEL_FAILED);
   return ApplicationFailure.create({
-    type: 'model_transient',
+    type: MODEL_TRANSIENT,
     message: err.message,
     nextRetryDelay: err.retryAfterMs === undefined ? undefined : `${err.retryAfterMs}ms`,
   });

@@ -1,7 +1,7 @@
-import { ActivityFailure, ApplicationFailure, proxyActivities, upsertMemo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, patched, proxyActivities, upsertMemo } from '@temporalio/workflow';
 import type { ModelActivities, ModelAnswer } from '../activities/askModel';
 import { addUsage, noUsage } from '../model/usage';
-import { MODEL_FAILED } from '../errors';
+import { MODEL_FAILED, MODEL_TRANSIENT } from '../errors';
 import { mergeAnswers } from '../structured/merge';
 import type { StructuredJsonInput } from '../operations/structuredJson';
 import { structuredModelOptions } from '../config/timeouts';
@@ -10,6 +10,9 @@ import { recordingOutcome } from './outcome';
 
 /** The operation's own failure, by spec: 500 `failed to generate JSON` or `failed to transform data`. */
 const FAILURE_TYPE = { extract: 'generation_failed', generate: 'transform_failed' } as const;
+
+/** Runs that ended before a model outage was the operation's failure failed as `internal`; replay keeps them so. */
+const MODEL_OUTAGE_PATCH = 'structured-model-outage';
 
 /**
  * Fetch a page, hand its content to the model with the caller's schema, and keep asking (with
@@ -48,12 +51,11 @@ async function structuredJson(task: 'extract' | 'generate', input: StructuredJso
           repair,
         });
       } catch (err) {
-        if (
-          err instanceof ActivityFailure &&
-          err.cause instanceof ApplicationFailure &&
-          err.cause.type === MODEL_FAILED
-        )
-          fail(err.cause.message);
+        if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) {
+          if (err.cause.type === MODEL_FAILED) fail(err.cause.message);
+          // A model still unavailable after every retry fails generation, as spec 7.3 and 7.4 say, not the service.
+          if (err.cause.type === MODEL_TRANSIENT && patched(MODEL_OUTAGE_PATCH)) fail(err.cause.message);
+        }
         throw err;
       }
       addUsage(usage, answer.usage);

@@ -5,6 +5,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { Pool } from 'pg';
+import { embeddedStoreUrl } from '../../src/billing/embeddedStore';
 import { freePort } from '../../src/stack/devServer';
 import { FIXTURE_HOST } from '../support/localStack';
 import { startFixtureServer, type FixtureServer } from '../support/fixtureServer';
@@ -13,7 +15,8 @@ import { eventually } from '../support/eventually';
 /**
  * `npm start` as a user runs it (its own data directory and ports, apart from the shared test
  * stack): each kind of process is killed with SIGKILL while requests wait on it, and every
- * request, those in flight and those sent during the outage, still gets its page.
+ * request, those in flight and those sent during the outage, still gets its page. Last, the
+ * embedded store is killed too, and the ledger shows every request charged once.
  *
  * @stack own
  */
@@ -32,6 +35,8 @@ let dataDir: string;
 /** Page ids whose fetch has reached the fixture server. */
 const requested = new Set<string>();
 let nextId = 0;
+/** Requests sent to the stack's API, each of which should be charged once. */
+let sent = 0;
 
 beforeAll(async () => {
   fixtures = await startFixtureServer({
@@ -124,6 +129,7 @@ interface Outcome {
 
 /** Every other request has effort min, whose one fetch attempt must survive its worker too. */
 async function extract(id: string, index: number): Promise<Outcome> {
+  sent++;
   try {
     const res = await fetch(`${baseUrl}/v1/extract/markdown`, {
       method: 'POST',
@@ -204,4 +210,50 @@ describe('a process of the npm start stack killed mid-request', () => {
     // and the supervisor's next try after that comes about 32 s after the kill.
     await killMidRequest(/server start-dev/, () => holdPort(temporalPort, 25_000));
   }, 150_000);
+});
+
+/** The admin command against the stack's store, as its operator runs it while it runs. */
+async function adminJson<T>(...args: string[]): Promise<T> {
+  const cli = path.resolve(__dirname, '..', '..', 'dist/src/admin/cli.js');
+  const { stdout } = await promisify(execFile)(process.execPath, [cli, ...args, '--json'], {
+    env: { ...process.env, DATA_DIR: dataDir },
+  });
+  return JSON.parse(stdout) as T;
+}
+
+describe('the ledger of the npm start stack', () => {
+  it('keeps keys, balances and the ledger across a kill of the embedded store, with every request charged once', async () => {
+    type Shown = { balance: number; ledger: { id: number; kind: string; amount: number }[] };
+    const before = await adminJson<Shown>('credits', 'show', 'crash-org');
+    const keys = await adminJson<unknown[]>('key', 'list', 'crash-org');
+    const pid = await childPid(/embeddedStoreMain\.js/);
+    process.kill(pid, 'SIGKILL');
+    await eventually(async () => (await childPid(/embeddedStoreMain\.js/)) !== pid && adminJson('org', 'list'), {
+      what: 'the store to be started again and answer',
+      timeoutMs: 60_000,
+      intervalMs: 200,
+    });
+    expect(await adminJson('key', 'list', 'crash-org')).toEqual(keys);
+    const after = await adminJson<Shown>('credits', 'show', 'crash-org');
+    expect(after.balance).toBe(before.balance);
+    expect(after.ledger).toEqual(before.ledger);
+    const id = `p${++nextId}`;
+    expect((await extract(id, 0)).status).toBe(200);
+
+    // Every request of this file, through every kill above, charged once and none refunded.
+    const pool = new Pool({ connectionString: embeddedStoreUrl(path.join(dataDir, 'store')), max: 1 });
+    try {
+      const { rows } = await pool.query<{ kind: string; runs: string; entries: string; amount: string }>(
+        `SELECT kind, count(DISTINCT run_key) AS runs, count(*) AS entries, sum(amount) AS amount
+         FROM ledger WHERE organization = 'crash-org' GROUP BY kind ORDER BY kind`,
+      );
+      expect(rows.map((row) => [row.kind, Number(row.runs), Number(row.entries), Number(row.amount)])).toEqual([
+        ['charge', sent, sent, -10 * sent],
+        ['grant', 0, 1, 1_000_000],
+      ]);
+    } finally {
+      await pool.end();
+    }
+    expect((await adminJson<Shown>('credits', 'show', 'crash-org')).balance).toBe(1_000_000 - 10 * sent);
+  }, 120_000);
 });

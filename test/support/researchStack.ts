@@ -29,8 +29,14 @@ export interface ResearchStack {
 const DIST = path.resolve(__dirname, '..', '..', 'dist', 'src');
 const LOGS = path.resolve(__dirname, '..', '..', 'data', 'test-logs');
 
-/** `name` sets its task queues, cache directory and log files apart from other stacks'. */
-export async function startResearchStack(name: string): Promise<ResearchStack> {
+/**
+ * `name` sets its task queues, cache directory and log files apart from other stacks'; `changes`
+ * are further settings of its processes (see `stackEnv`).
+ */
+export async function startResearchStack(
+  name: string,
+  changes: Record<string, string | undefined> = {},
+): Promise<ResearchStack> {
   const children: Child[] = [];
   const logs: WriteStream[] = [];
   const workers = new Map<string, Child>();
@@ -47,6 +53,7 @@ export async function startResearchStack(name: string): Promise<ResearchStack> {
     CACHE_DIR: path.join(LOGS, `${name}-cache`),
     CACHE_TTL_SECONDS: '600',
     RESEARCH_PAGE_CONCURRENCY: '4',
+    ...changes,
   });
   const spawnWorker = (roles: string): Child => {
     const child = spawnChild(

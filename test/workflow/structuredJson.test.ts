@@ -161,6 +161,18 @@ describe('retries', () => {
     expect(Date.now() - started).toBeLessThan(1000);
     expect(doubles.asked).toHaveLength(2);
   });
+
+  it('fails as the operation, not as the service, when the model stays unavailable through every retry', async () => {
+    doubles.replies = Array.from({ length: 6 }, () =>
+      ApplicationFailure.create({ type: 'model_transient', message: 'model answered HTTP 503: overloaded' }),
+    );
+    const failure = await failureOf(run('extractJson'));
+    expect({ type: failure.type, message: failure.message }).toEqual({
+      type: 'generation_failed',
+      message: 'model answered HTTP 503: overloaded',
+    });
+    expect(doubles.asked).toHaveLength(6);
+  });
 });
 
 describe('a page in chunks', () => {
