@@ -53,7 +53,9 @@ function classify(err: unknown): Error {
       retryable ? retryAfterMs(err.headers) : undefined,
     );
   }
-  return err instanceof Error ? err : new Error(String(err));
+  // Not an answer of the protocol (a proxy's error page, a body that is not JSON): a transient
+  // fault of the endpoint, as a 502 would be, so it is retried and then fails as an outage.
+  return new ModelError(`model answered no completion: ${err instanceof Error ? err.message : String(err)}`, true);
 }
 
 function respondsWithoutJsonSchema(err: unknown): boolean {

@@ -142,6 +142,38 @@ describe('POST /extract/json', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
   });
 
+  const LAMP = { content: '{"name":"Harbour Lamp","price":null,"features":[]}' };
+  it.each<[string, ScriptedReply]>([
+    ['a 500', { status: 500, message: 'The server had an error while processing your request.' }],
+    ['a 503 with Retry-After', { status: 503, message: 'Overloaded', headers: { 'retry-after': '1' } }],
+    ['a 200 whose body is not a completion', { raw: '<html><body>502 Bad Gateway</body></html>' }],
+    ['a 200 cut off halfway', { cut: true }],
+  ])('tries again after %s, then succeeds', async (_name, failure) => {
+    await script([failure, LAMP]);
+    const res = await extract({});
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 200,
+      body: { name: 'Harbour Lamp', price: null, features: [] },
+    });
+    expect(await modelRequests()).toHaveLength(2);
+  });
+
+  it('answers the spec’s 500 once the model has failed every way, each attempt once', async () => {
+    // Ending on garbage: a cut or a 5xx fail as a transient model error, which e2e/refunds covers.
+    await script([
+      { status: 500 },
+      { cut: true },
+      { status: 502 },
+      { status: 503, headers: { 'retry-after': '1' } },
+      { cut: true },
+      { raw: 'not a completion' },
+      LAMP,
+    ]);
+    const res = await extract({});
+    expect({ status: res.status, body: res.body }).toEqual({ status: 500, body: { error: 'failed to generate JSON' } });
+    expect(await modelRequests()).toHaveLength(6);
+  }, 120_000);
+
   it('stops at once on an error that cannot succeed on retry', async () => {
     await script([{ status: 401, message: 'Incorrect API key provided.' }]);
     const res = await extract({});

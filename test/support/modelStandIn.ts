@@ -22,6 +22,10 @@ export interface ScriptedReply {
   headers?: Record<string, string>;
   /** Answered after this pause, as a slow model would: long enough to lose its worker meanwhile. */
   delayMs?: number;
+  /** A 200 whose body is this text instead of a completion: a proxy's error page, say. */
+  raw?: string;
+  /** The connection dropped halfway through a 200's body, as a server that dies mid-answer. */
+  cut?: boolean;
 }
 
 /** A reply for requests of one JSON Schema name, maybe only those whose messages contain `when`. */
@@ -159,34 +163,35 @@ export async function startModelStandIn(host = '127.0.0.1'): Promise<ModelStandI
       const answer = () => {
         if (reply?.status)
           return send(reply.status, errorBody(reply.status, reply.message ?? 'scripted error'), reply.headers);
+        if (reply?.raw !== undefined) return res.writeHead(200, { 'content-type': 'application/json' }).end(reply.raw);
         const content =
           reply?.content !== undefined
             ? resolveRefs(reply.content, body.messages ?? [])
             : JSON.stringify(minimalValue(body.response_format?.json_schema?.schema ?? { type: 'object' }));
         const promptTokens = Math.ceil(JSON.stringify(body.messages ?? []).length / 4);
         const completionTokens = Math.ceil(content.length / 4);
-        return send(
-          200,
-          JSON.stringify({
-            id: `chatcmpl-${received.length}`,
-            object: 'chat.completion',
-            created: Math.floor(Date.now() / 1000),
-            model: STAND_IN_MODEL,
-            choices: [
-              {
-                index: 0,
-                message: { role: 'assistant', content, refusal: null },
-                finish_reason: 'stop',
-                logprobs: null,
-              },
-            ],
-            usage: {
-              prompt_tokens: promptTokens,
-              completion_tokens: completionTokens,
-              total_tokens: promptTokens + completionTokens,
+        const completion = JSON.stringify({
+          id: `chatcmpl-${received.length}`,
+          object: 'chat.completion',
+          created: Math.floor(Date.now() / 1000),
+          model: STAND_IN_MODEL,
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content, refusal: null },
+              finish_reason: 'stop',
+              logprobs: null,
             },
-          }),
-        );
+          ],
+          usage: {
+            prompt_tokens: promptTokens,
+            completion_tokens: completionTokens,
+            total_tokens: promptTokens + completionTokens,
+          },
+        });
+        if (!reply?.cut) return send(200, completion);
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(completion)) });
+        res.write(completion.slice(0, completion.length >> 1), () => res.destroy());
       };
       const delayMs = reply?.delayMs ?? script.delayMs;
       if (delayMs) setTimeout(answer, delayMs);
