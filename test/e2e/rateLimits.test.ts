@@ -48,6 +48,9 @@ const figures = (response: { headers: { get(name: string): string | null } }) =>
   reset: Number(response.headers.get('x-ratelimit-reset')),
 });
 
+/** A site whose pages may call the second API. */
+const PAGE_ORIGIN = 'https://app.example';
+
 /** Failures are limited to this many per address on the second API. */
 const AUTH_FAILURES = 3;
 
@@ -55,6 +58,7 @@ const AUTH_FAILURES = 3;
 const idleEnv = () =>
   stackEnv({
     AUTH_FAILURES_PER_MINUTE: String(AUTH_FAILURES),
+    API_CORS_ORIGINS: PAGE_ORIGIN,
     TASK_QUEUE_PREFIX: 'ratelimits-idle',
     SEARXNG_URL: 'http://127.0.0.1:9/',
   });
@@ -151,6 +155,22 @@ describe('requests per minute', () => {
     expect(fromPython.content).toContain('made to wait for their turn');
     expect(fromPython.seconds * 1000).toBeGreaterThan(waited - 5000);
   }, 120_000);
+
+  it('can be read by the pages of an allowed origin, Retry-After too', async () => {
+    const key = await organization('rl-pages', ['--per-minute', '1']);
+    const call = () =>
+      fetch(`${bases[1]}/runs/no-such-run/events`, {
+        headers: { authorization: `Bearer ${key}`, origin: PAGE_ORIGIN },
+      });
+    await call();
+    const refused = await call();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('access-control-allow-origin')).toBe(PAGE_ORIGIN);
+    const exposed = (refused.headers.get('access-control-expose-headers') ?? '').split(/,\s*/);
+    expect(exposed).toEqual(
+      expect.arrayContaining(['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after']),
+    );
+  }, 30_000);
 });
 
 describe('failed authentications', () => {
