@@ -88,6 +88,9 @@ async function redis(): Promise<Replicas> {
   };
 }
 
+/** A lease short enough for a test to watch it run out. */
+const LEASE_MS = 2500;
+
 describe.each([
   ['PostgreSQL', postgres],
   ['the embedded store', embedded],
@@ -137,12 +140,13 @@ describe.each([
     expect(await slots[0]!.take('streaming-org', 'after-release', 3, 60_000)).toBe(true);
     expect(await slots[1]!.take('streaming-org', 'one-too-many', 3, 60_000)).toBe(false);
 
-    // A lease its holder stops renewing (its API died) runs out; one renewed does not.
-    await slots[0]!.take('leased-org', 'renewed', 2, 800);
-    await slots[1]!.take('leased-org', 'abandoned', 2, 800);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // A lease its holder stops renewing (its API died) runs out; one renewed does not. The renewal
+    // comes 1 s before the lease would end, room for a machine that stalls.
+    await slots[0]!.take('leased-org', 'renewed', 2, LEASE_MS);
+    await slots[1]!.take('leased-org', 'abandoned', 2, LEASE_MS);
+    await new Promise((resolve) => setTimeout(resolve, LEASE_MS - 1000));
     await slots[0]!.renew('leased-org', 'renewed', 60_000);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(await slots[1]!.take('leased-org', 'next', 2, 60_000)).toBe(true);
     expect(await slots[1]!.take('leased-org', 'over', 2, 60_000)).toBe(false);
   });
