@@ -6,6 +6,7 @@
 export const ERRORS = {
   unauthorized: { status: 401, message: 'invalid or missing API key' },
   insufficient_credits: { status: 402, message: 'insufficient credits' },
+  rate_limited: { status: 429, message: 'rate limit exceeded' },
   invalid_json: { status: 400, message: 'invalid JSON request body' },
   invalid_field: { status: 400, message: 'invalid request' },
   url_required: { status: 400, message: 'url is required' },
@@ -52,11 +53,17 @@ export type ErrorCode = keyof typeof ERRORS;
 
 /**
  * Failures a second try of the same request may not repeat: Temporal out of reach (`unavailable`,
- * sent with Retry-After), a body that came too slowly, and what we cannot tell apart. Every other
+ * sent with Retry-After), a rate limit (with Retry-After: when it lets the request through), a body
+ * that came too slowly, and what we cannot tell apart. Every other
  * code is the same answer each time, so it says `x-should-retry: false`; the official clients
  * would otherwise run each 5xx and 408 three times, fetching the page again each time.
  */
-export const RETRYABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['unavailable', 'request_timeout', 'internal']);
+export const RETRYABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'unavailable',
+  'request_timeout',
+  'internal',
+  'rate_limited',
+]);
 
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ERRORS, value);
@@ -81,6 +88,16 @@ export class ServiceError extends Error {
     super(message ?? ERRORS[code].message);
     this.name = 'ServiceError';
     this.status = ERRORS[code].status;
+  }
+}
+
+/** A 429: the caller may try again in `retryAfterS` seconds (sent as Retry-After). */
+export class RateLimitedError extends ServiceError {
+  constructor(
+    readonly retryAfterS: number,
+    detail: string,
+  ) {
+    super('rate_limited', detail);
   }
 }
 

@@ -7,6 +7,7 @@ import { crossOrigin } from './middleware/crossOrigin';
 import { errorResponses } from './middleware/errorResponses';
 import { httpMetrics } from './middleware/httpMetrics';
 import { jsonBody } from './middleware/jsonBody';
+import { requestRateLimit } from './middleware/rateLimit';
 import { requestLog } from './middleware/requestLog';
 import { apiDocument } from './openapi/document';
 import { undocumentedRoutes } from './openapi/routedDocument';
@@ -64,7 +65,8 @@ export function createApp(deps: ApiDeps, logger: Logger): Koa<ApiState> {
   app.use(crossOrigin(deps.config.cors, routeMethods([codec, open, router])));
   app.use(codec.routes());
   app.use(open.routes());
-  app.use(bearerAuth(deps.billing));
+  app.use(bearerAuth(deps.billing, deps.rateLimits));
+  app.use(requestRateLimit(deps.rateLimits));
   app.use(jsonBody(deps.config.bodyLimitBytes));
   app.use(async (ctx, next) => {
     await next();

@@ -9,6 +9,8 @@ import type { ResultCache } from '../cache/resultCache';
 import { WriteBehindCache } from '../cache/writeBehindCache';
 import type { Config } from '../config';
 import { AddressPolicy } from '../net/addressPolicy';
+import { limitBackend } from '../limits/backend';
+import { RateLimits } from '../limits/rateLimits';
 import { nameLookup } from '../net/nameLookup';
 import type { Logger } from '../telemetry/logger';
 import { countedCache } from '../telemetry/metrics/countedCache';
@@ -27,6 +29,8 @@ export interface ApiDeps extends StreamedRuns {
   readiness: Readiness;
   /** Keys, credits and refunds: the store's, or API_KEYS alone when there is none. */
   billing: Billing;
+  /** Requests per minute and runs in flight per organization, and failed authentications per address. */
+  rateLimits: RateLimits;
   /**
    * Starts one workflow for the request and waits for its result, through Temporal outages,
    * until the run's timeout.
@@ -54,8 +58,22 @@ export function createApiDeps(config: Config, client: Client, logger: Logger, bi
     : unbilled(config.apiKeys);
   const runs = createRunStarter(config, client, logger, metrics.runsStarted, billing);
   const streams = createStreamedRuns(config, client, runs, logger);
+  const backend = limitBackend(config.cache.redisUrl, billingStore?.pool);
+  const rateLimits = new RateLimits(config.rateLimits, backend, billingStore, client, logger);
   return {
     ...streams,
+    // A slot before the run is charged or started; held until the run ends, however the stream does.
+    async streamWorkflow(ctx, operation, workflow, options) {
+      const slot = await rateLimits.takeStreamSlot(ctx.state.organization!);
+      try {
+        await streams.streamWorkflow(ctx, operation, workflow, options);
+      } catch (err) {
+        slot.release();
+        throw err;
+      }
+      slot.hold(ctx.state.workflowId!);
+    },
+    rateLimits,
     config,
     client,
     metrics,

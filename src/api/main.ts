@@ -61,7 +61,7 @@ async function main(): Promise<void> {
       .then((drained) => {
         if (!drained) logger.warn('requests still open after SHUTDOWN_GRACE_MS; closing them');
         server.closeAllConnections();
-        return Promise.all([connection.close(), deps.billing.close()]);
+        return Promise.all([connection.close(), deps.billing.close(), deps.rateLimits.close()]);
       })
       .finally(() => process.exit(0));
   };

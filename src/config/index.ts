@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MODEL_TASKS, taskModelVariable } from '../model/tasks';
 import { readBilling } from './billingSettings';
+import { readRateLimits } from './rateLimitSettings';
 import { ConfigError } from './configError';
 import { CACHE_SCOPES, PAYLOAD_KEYS_VARIABLE, SEARCH_ENGINES } from './settings';
 import type {
@@ -38,6 +39,7 @@ import { checkTimeouts } from './timeouts';
 
 export * from './settings';
 export * from './billingSettings';
+export * from './rateLimitSettings';
 export { ConfigError };
 
 function readApiKeys(env: Env): Map<string, string> {
@@ -101,6 +103,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 25_000, 0, 3600_000),
     apiKeys: readApiKeys(env),
     billing: readBilling(env),
+    rateLimits: readRateLimits(env),
     temporal: readTemporal(env),
     taskQueues: {
       workflows: `${queuePrefix}-workflows`,

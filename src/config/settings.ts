@@ -1,5 +1,6 @@
 import type { ModelTask } from '../model/tasks';
 import type { BillingSettings } from './billingSettings';
+import type { RateLimitSettings } from './rateLimitSettings';
 
 /** The settings every process reads from its environment (see ./index.ts), as typed values. */
 
@@ -200,6 +201,7 @@ export interface Config {
   /** `key:organization` pairs, created in the store at start; empty: the launcher makes a development key. */
   apiKeys: Map<string, string>;
   billing: BillingSettings;
+  rateLimits: RateLimitSettings;
   temporal: TemporalSettings;
   taskQueues: TaskQueues;
   /** Hosts, IPs or CIDR ranges exempt from the internal-address block. Unsafe outside tests. */

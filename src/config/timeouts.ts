@@ -37,6 +37,20 @@ export const AUTOMATE_DEADLINE_MS = 60 * 60_000;
  */
 export const UNAVAILABLE_RETRY_AFTER_S = 10;
 
+/** How long an API process trusts an organization's limits it read: `limits set` takes effect within it. */
+export const ORGANIZATION_LIMITS_CACHE_MS = 1000;
+
+/**
+ * A stream slot's lease (src/limits/streamSlots.ts): its holder looks at its run and renews it
+ * every STREAM_SLOT_CHECK_MS, so a slot is free within that of its run's end, and within
+ * STREAM_SLOT_LEASE_MS of its holder's death.
+ */
+export const STREAM_SLOT_LEASE_MS = 30_000;
+export const STREAM_SLOT_CHECK_MS = 2000;
+
+/** The `Retry-After` of a 429 for an organization with all its stream slots taken: when slots are looked at again. */
+export const STREAM_SLOT_RETRY_AFTER_S = 2;
+
 /** Room an attempt needs beyond its own limits: waiting for a conversion thread, the reply. */
 const ATTEMPT_SLACK_MS = 15_000;
 

@@ -118,6 +118,11 @@ export async function startStack(
     MODEL_CONTENT_TOKENS: '2000',
     // Every worker process its own free port (logged as "metrics listening"), the ones tests start too.
     WORKER_METRICS_PORT: '0',
+    // The suite's many requests come from one organization and one address: none is ever limited
+    // but where a test sets an organization's own limits (test/e2e/rateLimits.test.ts).
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    RATE_LIMIT_STREAMS: '100000',
+    AUTH_FAILURES_PER_MINUTE: '1000000',
     ...extraEnv,
   };
   const stopStandIns = async () => {

@@ -8,6 +8,11 @@ import type { ApiState } from '../../src/api/state';
 
 const document = apiDocument();
 
+interface OperationShape {
+  security?: unknown[];
+  responses?: Record<string, { headers?: Record<string, unknown> }>;
+}
+
 /** Spec §7's exact messages. */
 const SPEC_MESSAGES = [
   ERRORS.invalid_json.message,
@@ -65,6 +70,22 @@ describe('the API description', () => {
     );
     expect(document.security).toEqual([{ bearerAuth: [] }]);
     expect(open.sort()).toEqual(['get /healthz', 'get /openapi.json']);
+  });
+
+  it('gives every answer of a keyed operation the rate-limit headers, and a 429 with Retry-After', () => {
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item) as [string, OperationShape][]) {
+        if (!operation.responses || operation.security?.length === 0) continue;
+        if (!operation.responses['429']?.headers?.['retry-after']) missing.push(`${method} ${path} 429 retry-after`);
+        for (const [status, response] of Object.entries(operation.responses)) {
+          if (status === '408') continue;
+          for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'])
+            if (!response.headers?.[name]) missing.push(`${method} ${path} ${status} ${name}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
   });
 });
 

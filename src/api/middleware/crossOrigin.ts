@@ -9,7 +9,8 @@ export type RouteMethods = (path: string) => string[] | undefined;
 /** What a caller may send: its key, the JSON type, the UI's namespace header, a trace id. */
 const ALLOWED_HEADERS = 'authorization, content-type, x-namespace, x-request-id';
 /** Response headers a page may read besides the CORS-safelisted ones. */
-const EXPOSED_HEADERS = 'x-request-id, x-trace-id, x-workflow-id, x-cache';
+const EXPOSED_HEADERS =
+  'x-request-id, x-trace-id, x-workflow-id, x-run-id, x-cache, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, retry-after';
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
 
 /**

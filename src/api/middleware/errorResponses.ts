@@ -1,7 +1,7 @@
 import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { Middleware } from 'koa';
-import { isErrorCode, RETRYABLE, ServiceError } from '../../errors';
+import { isErrorCode, RateLimitedError, RETRYABLE, ServiceError } from '../../errors';
 import { UNAVAILABLE_RETRY_AFTER_S } from '../../config/timeouts';
 import { isConnectionFailure } from '../throughOutages';
 import type { ApiState } from '../state';
@@ -46,6 +46,7 @@ export function errorResponses(): Middleware<ApiState> {
       // Read by the official clients, which otherwise retry every 408, 409, 429 and 5xx.
       if (!RETRYABLE.has(error.code)) ctx.set('x-should-retry', 'false');
       if (error.code === 'unavailable') ctx.set('retry-after', String(UNAVAILABLE_RETRY_AFTER_S));
+      if (error instanceof RateLimitedError) ctx.set('retry-after', String(error.retryAfterS));
       ctx.body = { error: error.message, ...(error.reason === undefined ? {} : { reason: error.reason }) };
       ctx.state.errorDetail = error.detail;
     }

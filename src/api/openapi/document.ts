@@ -47,7 +47,14 @@ const WORKFLOW_ID = header(
 const RUN_ID = header('The run id, to read the stream again at `GET /runs/{runId}/events`.');
 
 /** Every POST: a body that is not a JSON object, no key, a slow or large request, and the spec's reserved statuses. */
-const COMMON_POST: ErrorAnswer[] = ['invalid_json', 'unauthorized', 402, 'request_timeout', 'body_too_large', 429];
+const COMMON_POST: ErrorAnswer[] = [
+  'invalid_json',
+  'unauthorized',
+  402,
+  'request_timeout',
+  'body_too_large',
+  'rate_limited',
+];
 
 /** The 400 messages of a body: those of its fields, and a body that is not a JSON object. */
 const bodyErrors = (body: AnyBody): ErrorAnswer[] => body.errors().map((message) => [400, message]);
@@ -74,6 +81,41 @@ const STREAM_NOTE =
   'its `error` event, and nothing follows it.';
 
 const ANY_OBJECT = { type: 'object', additionalProperties: true };
+
+const SECONDS = { type: 'integer', minimum: 0 };
+
+/**
+ * The figures of the limit a request was counted against: its organization's requests per minute,
+ * or, with a missing or unknown key, its address's failed authentications.
+ */
+const RATE_LIMIT_HEADERS = {
+  'x-ratelimit-limit': header('Requests allowed in the current one-minute window.', SECONDS),
+  'x-ratelimit-remaining': header('Requests left in the current window.', SECONDS),
+  'x-ratelimit-reset': header('Seconds until the current window ends and the count starts again.', SECONDS),
+};
+
+/**
+ * Adds the rate-limit headers to every answer of the operations that need a key, but a 408, which
+ * the HTTP server sends before any of them is counted; and `Retry-After` to a 429.
+ */
+function withRateLimitHeaders(paths: Record<string, Record<string, unknown>>): void {
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(item) as { security?: unknown[]; responses?: Record<string, object> }[]) {
+      if (!operation.responses || operation.security?.length === 0) continue;
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (status === '408') continue;
+        const answer = response as { headers?: Record<string, object> };
+        answer.headers = {
+          ...answer.headers,
+          ...RATE_LIMIT_HEADERS,
+          ...(status === '429'
+            ? { 'retry-after': header('Seconds to wait before trying again.', { type: 'integer', minimum: 1 }) }
+            : {}),
+        };
+      }
+    }
+  }
+}
 
 function buildDocument(): ApiDocument {
   const paths = {
@@ -251,7 +293,7 @@ function buildDocument(): ApiDocument {
               },
             },
           },
-          ...errorResponses([[400, INVALID_LAST_EVENT_ID], 'unauthorized', 'not_found', 'internal']),
+          ...errorResponses([[400, INVALID_LAST_EVENT_ID], 'unauthorized', 'not_found', 'rate_limited', 'internal']),
         },
       },
     },
@@ -286,6 +328,7 @@ function buildDocument(): ApiDocument {
     },
   };
 
+  withRateLimitHeaders(paths);
   return {
     openapi: '3.1.0',
     info: {
@@ -309,8 +352,10 @@ function buildDocument(): ApiDocument {
           type: 'http',
           scheme: 'bearer',
           description:
-            'An API key (`API_KEYS`; `npm start` makes a development key). Each key belongs to an organization, ' +
-            'which sees only its own runs and cache.',
+            'An API key (`wl_live_...`), made by `npm run admin -- key create ORG` and kept hashed in the store; ' +
+            'keys listed in `API_KEYS` are added to the store at start, and `npm start` makes a development key. ' +
+            'Each key belongs to an organization, which sees only its own runs and cache and pays for its runs in ' +
+            'credits. A revoked key is refused within a second.',
         },
       },
       schemas: {

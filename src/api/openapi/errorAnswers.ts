@@ -13,8 +13,9 @@ const MEANINGS: Record<number, string> = {
   413: 'The body is larger than `BODY_LIMIT_BYTES`.',
   422: 'The URL is not valid, or points to an internal address.',
   429:
-    'Rate limit exceeded (spec §7.1). This service has no rate limit and never sends it; it is listed for clients ' +
-    'written against the interface.',
+    "Rate limit exceeded (spec §7.1): the organization's requests per minute or its research and automate runs " +
+    'in flight, or, for requests without a good key, the failed authentications of their address. `Retry-After` ' +
+    'says in how many seconds to try again. No run is started and nothing is charged.',
   500: 'The operation failed. The message says how, never with internals.',
   503: 'The service is not configured for this operation; the message names the settings to set.',
 };
