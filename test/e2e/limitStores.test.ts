@@ -144,8 +144,10 @@ describe.each([
     // comes 1 s before the lease would end, room for a machine that stalls.
     await slots[0]!.take('leased-org', 'renewed', 2, LEASE_MS);
     await slots[1]!.take('leased-org', 'abandoned', 2, LEASE_MS);
+    // Waiting out most of the lease is the point: the renewal must come while it still holds.
     await new Promise((resolve) => setTimeout(resolve, LEASE_MS - 1000));
     await slots[0]!.renew('leased-org', 'renewed', 60_000);
+    // And past its end: the lease not renewed must have lapsed by now.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(await slots[1]!.take('leased-org', 'next', 2, 60_000)).toBe(true);
     expect(await slots[1]!.take('leased-org', 'over', 2, 60_000)).toBe(false);

@@ -190,7 +190,10 @@ export async function startModelStandIn(host = '127.0.0.1'): Promise<ModelStandI
           },
         });
         if (!reply?.cut) return send(200, completion);
-        res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(completion)) });
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(completion)),
+        });
         res.write(completion.slice(0, completion.length >> 1), () => res.destroy());
       };
       const delayMs = reply?.delayMs ?? script.delayMs;

@@ -37,6 +37,7 @@ describe('the limits of one API process without a shared store', () => {
     expect(await slots.take('org', 'c', 2, 60_000)).toBe(false);
     await slots.release('org', 'a');
     expect(await slots.take('org', 'd', 2, 60_000)).toBe(true);
+    // Past b's 30 ms lease, which is what lets e in.
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await slots.take('org', 'e', 2, 60_000)).toBe(true);
     expect(await slots.take('org', 'f', 2, 60_000)).toBe(false);
