@@ -30,6 +30,11 @@ export interface Billing {
   chargeCacheHit(organization: string): Promise<void>;
   /** Settles a run's charge if the run has ended; later calls, anywhere, do nothing. */
   settle(workflowId: string): Promise<void>;
+  /**
+   * Settles, soon and without asking Temporal, the charge of a run the caller saw complete: it is
+   * kept. The answer does not wait on it; a settlement lost with the process is done by a sweep.
+   */
+  completed(workflowId: string): void;
   close(): Promise<void>;
 }
 
@@ -46,6 +51,7 @@ export function unbilled(keys: ReadonlyMap<string, string>): Billing {
     chargeRun: async () => undefined,
     chargeCacheHit: async () => undefined,
     settle: async () => undefined,
+    completed: () => undefined,
     close: async () => undefined,
   };
 }
@@ -56,6 +62,15 @@ const SETTLE_DELAY_MS = 1000;
 /** How long past its deadline a charge with no run waits before it is refunded: clocks differ. */
 const MISSING_RUN_GRACE_MS = 60_000;
 
+/**
+ * How long completed runs wait to be settled together: one statement for many runs, well before
+ * the sweep (SETTLE_DELAY_MS) would look at them and ask Temporal.
+ */
+const COMPLETED_BATCH_MS = 50;
+
+/** Completed runs settled by one statement at most; more are settled at once in another. */
+const COMPLETED_BATCH_SIZE = 500;
+
 /** Lookups a process remembers at most, so a flood of distinct keys cannot grow it without bound. */
 const KEY_CACHE_ENTRIES = 10_000;
 
@@ -63,6 +78,8 @@ export class StoreBilling implements Billing {
   private readonly known = new Map<string, { organization: string; until: number }>();
   private readonly sweeper: NodeJS.Timeout;
   private sweeping = false;
+  private completedRuns: string[] = [];
+  private completedTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly store: Store,
@@ -136,6 +153,25 @@ export class StoreBilling implements Billing {
     await this.record(workflowId, run.refund, run.note);
   }
 
+  completed(workflowId: string): void {
+    this.completedRuns.push(workflowId);
+    if (this.completedRuns.length >= COMPLETED_BATCH_SIZE) void this.settleCompleted();
+    else this.completedTimer ??= setTimeout(() => void this.settleCompleted(), COMPLETED_BATCH_MS);
+  }
+
+  private async settleCompleted(): Promise<void> {
+    clearTimeout(this.completedTimer);
+    this.completedTimer = undefined;
+    const runKeys = this.completedRuns;
+    this.completedRuns = [];
+    if (runKeys.length === 0) return;
+    try {
+      await this.store.settleKept(runKeys);
+    } catch (err) {
+      this.logger.warn({ err, runs: runKeys.length }, 'settling completed runs failed; the sweep will');
+    }
+  }
+
   private async record(workflowId: string, refund: boolean, note: string): Promise<void> {
     const settled = await this.store.settle(workflowId, refund, note);
     if (settled && settled.refunded > 0) {
@@ -163,6 +199,7 @@ export class StoreBilling implements Billing {
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
+    await this.settleCompleted();
     await this.store.close();
   }
 }

@@ -331,6 +331,14 @@ export class Store {
     return { organization: row.organization, operation: row.operation, refunded: Number(row.refunded ?? 0) };
   }
 
+  /** Settles, keeping them, the charges of runs that completed; ones settled already are left alone. */
+  async settleKept(runKeys: string[]): Promise<void> {
+    await this.pool.query(
+      `UPDATE ledger SET settled_at = now() WHERE run_key = ANY($1::text[]) AND kind = 'charge' AND settled_at IS NULL`,
+      [runKeys],
+    );
+  }
+
   /** Charges not yet settled, made or last checked before `before`, the longest unseen first. */
   async unsettled(before: Date, limit = 200): Promise<{ runKey: string; expiresAt: Date }[]> {
     const { rows } = await this.pool.query<{ run_key: string; expires_at: Date }>(
