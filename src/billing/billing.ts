@@ -76,6 +76,8 @@ const KEY_CACHE_ENTRIES = 10_000;
 
 export class StoreBilling implements Billing {
   private readonly known = new Map<string, { organization: string; until: number }>();
+  /** Lookups under way, one per key: as many as requests in flight at most. */
+  private readonly lookups = new Map<string, Promise<string | undefined>>();
   private readonly sweeper: NodeJS.Timeout;
   private sweeping = false;
   private completedRuns: string[] = [];
@@ -99,6 +101,16 @@ export class StoreBilling implements Billing {
     const known = this.known.get(key);
     if (known && known.until > now) return known.organization;
     this.known.delete(key);
+    // Requests that find the key's entry expired together share one lookup, not one statement each.
+    let lookup = this.lookups.get(key);
+    if (!lookup) {
+      lookup = this.lookUp(key, now).finally(() => this.lookups.delete(key));
+      this.lookups.set(key, lookup);
+    }
+    return lookup;
+  }
+
+  private async lookUp(key: string, now: number): Promise<string | undefined> {
     const found = await this.store.findKey(key);
     if (!found) return undefined;
     if (this.known.size >= KEY_CACHE_ENTRIES) this.known.delete(this.known.keys().next().value!);

@@ -16,8 +16,14 @@ import { eventually } from '../support/eventually';
 const RUNS = 20;
 
 function recorders() {
-  const calls = { describe: 0, charge: 0, settleStatements: 0, settled: new Set<string>() };
+  const calls = { describe: 0, charge: 0, findKey: 0, settleStatements: 0, settled: new Set<string>() };
   const store = {
+    findKey: async () => {
+      calls.findKey++;
+      // Answered on a later turn, as a statement would be: the other requests arrive meanwhile.
+      await new Promise((resolve) => setImmediate(resolve));
+      return { organization: 'acme', keyId: 'key_1' };
+    },
     charge: async () => {
       calls.charge++;
       return 'charged';
@@ -63,6 +69,20 @@ function storeBilling(store: Store, client: Client): StoreBilling {
     pino({ level: 'silent' }),
   );
 }
+
+it('looks a key up once for the requests that present it at once', async () => {
+  const { calls, store, client } = recorders();
+  const billing = storeBilling(store, client);
+  try {
+    const organizations = await Promise.all(
+      Array.from({ length: 32 }, () => billing.organizationOf('wl_live_0123456789abcdef')),
+    );
+    expect(new Set(organizations)).toEqual(new Set(['acme']));
+    expect(calls.findKey).toBe(1);
+  } finally {
+    await billing.close();
+  }
+});
 
 it('settles completed runs without asking Temporal, many to a statement', async () => {
   const { calls, store, client } = recorders();
