@@ -49,6 +49,15 @@ export interface Charge {
   settled?: boolean;
 }
 
+/** A run's charge as the ledger holds it. */
+export interface RunCharge {
+  organization: string;
+  operation: string;
+  amount: number;
+  settled: boolean;
+  refunded: boolean;
+}
+
 /** A charge that was settled now, and the credits it gave back (0: none). */
 export interface Settled {
   organization: string;
@@ -329,6 +338,24 @@ export class Store {
     const row = rows[0];
     if (!row?.organization) return undefined;
     return { organization: row.organization, operation: row.operation, refunded: Number(row.refunded ?? 0) };
+  }
+
+  /** The charge of a run, and whether it was settled and refunded; undefined when it was never charged. */
+  async runCharge(runKey: string): Promise<RunCharge | undefined> {
+    const { rows } = await this.pool.query<{
+      organization: string;
+      operation: string;
+      amount: string;
+      settled: boolean;
+      refunded: boolean;
+    }>(
+      `SELECT organization, operation, -amount AS amount, settled_at IS NOT NULL AS settled,
+              EXISTS (SELECT 1 FROM ledger refund WHERE refund.run_key = $1 AND refund.kind = 'refund') AS refunded
+       FROM ledger WHERE run_key = $1 AND kind = 'charge'`,
+      [runKey],
+    );
+    const row = rows[0];
+    return row && { ...row, amount: Number(row.amount) };
   }
 
   /** Settles, keeping them, the charges of runs that completed; ones settled already are left alone. */
