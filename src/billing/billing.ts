@@ -6,7 +6,7 @@ import { ServiceError } from '../errors';
 import type { Logger } from '../telemetry/logger';
 import { KeyRing } from '../api/keyRing';
 import { runSettlement } from './settlement';
-import type { Store } from './store';
+import type { Store, Unsettled } from './store';
 
 /**
  * What the API asks of billing: who a key belongs to, a charge before a run starts, and the
@@ -59,8 +59,27 @@ export function unbilled(keys: ReadonlyMap<string, string>): Billing {
 /** A run's charge is looked at this long after it was made, at the earliest, by the sweep. */
 const SETTLE_DELAY_MS = 1000;
 
-/** How long past its deadline a charge with no run waits before it is refunded: clocks differ. */
+/**
+ * How long past its deadline a charge with no run waits before it is refunded: clocks differ.
+ * Only for charges whose process is not known gone (below), or made by the run tools.
+ */
 const MISSING_RUN_GRACE_MS = 60_000;
+
+/** How often an API process tells the store it is alive, while it may still start runs it charged. */
+const ALIVE_INTERVAL_MS = 5000;
+
+/**
+ * A process silent this long is gone: its event loop has not run for four beats, so it is dead
+ * (or frozen past any start it could still make: see docs/security.md, Credits).
+ */
+const GONE_AFTER_MS = 4 * ALIVE_INTERVAL_MS;
+
+/**
+ * A charge of a gone process with no run this long after it was made is refunded: the process
+ * started its run, if at all, within milliseconds of the charge, and Temporal has had this long to
+ * show it.
+ */
+const ABANDONED_AFTER_MS = 10_000;
 
 /**
  * How long completed runs wait to be settled together: one statement for many runs, well before
@@ -79,6 +98,9 @@ export class StoreBilling implements Billing {
   /** Lookups under way, one per key: as many as requests in flight at most. */
   private readonly lookups = new Map<string, Promise<string | undefined>>();
   private readonly sweeper: NodeJS.Timeout;
+  private readonly heartbeat: NodeJS.Timeout;
+  /** This process, as its charges name it. */
+  private readonly processId = `api-${ulid().toLowerCase()}`;
   private sweeping = false;
   private completedRuns: string[] = [];
   private completedTimer: NodeJS.Timeout | undefined;
@@ -92,6 +114,9 @@ export class StoreBilling implements Billing {
   ) {
     this.sweeper = setInterval(() => void this.sweep(), settings.settleIntervalMs);
     this.sweeper.unref();
+    this.heartbeat = setInterval(() => void this.alive(), ALIVE_INTERVAL_MS);
+    this.heartbeat.unref();
+    void this.alive();
   }
 
   /** Remembered for KEY_CACHE_MS at most, so a revoked key is refused on every replica within it. */
@@ -131,6 +156,7 @@ export class StoreBilling implements Billing {
       operation: priced,
       amount,
       expiresAt: new Date(Date.now() + timeoutMs),
+      chargedBy: this.processId,
     });
     return amount;
   }
@@ -154,11 +180,12 @@ export class StoreBilling implements Billing {
     if (result === 'charged') this.counters.charged.inc({ operation: charge.operation }, charge.amount);
   }
 
-  async settle(workflowId: string, expiresAt?: Date): Promise<void> {
+  async settle(workflowId: string, charge?: Omit<Unsettled, 'runKey'>): Promise<void> {
     const run = await runSettlement(this.client, workflowId);
     if (run.state === 'running') return this.store.checked(workflowId);
     if (run.state === 'missing') {
-      if (!expiresAt || Date.now() < expiresAt.getTime() + MISSING_RUN_GRACE_MS) return this.store.checked(workflowId);
+      const expired = charge && Date.now() >= charge.expiresAt.getTime() + MISSING_RUN_GRACE_MS;
+      if (!expired && !charge?.abandoned) return this.store.checked(workflowId);
       await this.record(workflowId, true, 'refunded: the run never started');
       return;
     }
@@ -200,8 +227,11 @@ export class StoreBilling implements Billing {
     if (this.sweeping) return;
     this.sweeping = true;
     try {
-      for (const { runKey, expiresAt } of await this.store.unsettled(new Date(Date.now() - SETTLE_DELAY_MS)))
-        await this.settle(runKey, expiresAt);
+      const due = await this.store.unsettled(new Date(Date.now() - SETTLE_DELAY_MS), {
+        abandonedAfterMs: ABANDONED_AFTER_MS,
+        goneAfterMs: GONE_AFTER_MS,
+      });
+      for (const { runKey, ...charge } of due) await this.settle(runKey, charge);
     } catch (err) {
       this.logger.warn({ err }, 'settling charges failed; trying again later');
     } finally {
@@ -209,8 +239,18 @@ export class StoreBilling implements Billing {
     }
   }
 
+  private async alive(): Promise<void> {
+    try {
+      // Rows of processes gone a day are dropped: a charge of theirs is abandoned either way.
+      await this.store.alive(this.processId, 86_400_000);
+    } catch (err) {
+      this.logger.warn({ err }, 'telling the store this process is alive failed; trying again');
+    }
+  }
+
   async close(): Promise<void> {
     clearInterval(this.sweeper);
+    clearInterval(this.heartbeat);
     await this.settleCompleted();
     await this.store.close();
   }

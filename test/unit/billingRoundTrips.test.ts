@@ -38,6 +38,7 @@ function recorders() {
       for (const runKey of runKeys) calls.settled.add(runKey);
     },
     checked: async () => undefined,
+    alive: async () => undefined,
     unsettled: async () => [],
     close: async () => undefined,
   } as unknown as Store;
