@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { ulid } from 'ulid';
@@ -40,13 +41,31 @@ const BODY: Record<Kind, { effort: 'min'; nocache: boolean }> = {
 interface Side {
   name: 'billed' | 'unbilled';
   base: string;
+  /** The processes whose CPU time its requests cost, by name: its API, the stack's store, Temporal and workers. */
+  processes: Record<string, number>;
 }
+
+/** CPU ms a process has used (user and system), from /proc; 0 once it is gone. */
+function cpuMs(pid: number): number {
+  try {
+    // The command name, in parentheses, may hold spaces: the fields counted are after it.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+const cpuOf = (processes: Record<string, number>): Record<string, number> =>
+  Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuMs(pid)]));
 
 interface Sample {
   latencies: number[];
   /** Requests not answered 200: a machine too loaded for its Temporal dev server shows here. */
   failed: number;
   seconds: number;
+  /** CPU ms its processes used, by name: unlike latency, the machine's other load does not inflate it. */
+  cpu: Record<string, number>;
 }
 
 /** A request's latency, or undefined when it was not answered 200 (counted, not timed). */
@@ -71,6 +90,7 @@ async function batch(
   into: Sample,
 ) {
   let next = 0;
+  const cpuBefore = cpuOf(side.processes);
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -83,11 +103,15 @@ async function batch(
     }),
   );
   into.seconds += (performance.now() - started) / 1000;
+  for (const [name, ms] of Object.entries(cpuOf(side.processes)))
+    into.cpu[name] = (into.cpu[name] ?? 0) + ms - (cpuBefore[name] ?? 0);
 }
 
 /** Both sides, ROUNDS rounds each, the side going first alternating. */
 async function compare(sides: [Side, Side], key: string, url: string, kind: Kind, concurrency: number) {
-  const samples = new Map(sides.map((side) => [side.name, { latencies: [], failed: 0, seconds: 0 } as Sample]));
+  const samples = new Map(
+    sides.map((side) => [side.name, { latencies: [], failed: 0, seconds: 0, cpu: {} } as Sample]),
+  );
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? sides : ([sides[1], sides[0]] as const);
     for (const side of order)
@@ -99,6 +123,9 @@ async function compare(sides: [Side, Side], key: string, url: string, kind: Kind
       p50: percentile(sorted, 50),
       p95: percentile(sorted, 95),
       rps: sample.latencies.length / sample.seconds,
+      cpuPerRequest: Object.fromEntries(
+        Object.entries(sample.cpu).map(([name, ms]) => [name, ms / (sample.latencies.length + sample.failed)]),
+      ),
       failed: sample.failed,
     };
   };
@@ -177,9 +204,14 @@ async function benchStore(storeName: string, url: string): Promise<boolean> {
     throw err;
   });
   try {
+    const shared = Object.fromEntries(
+      Object.entries(stack.pids).filter(
+        (entry): entry is [string, number] => entry[0] !== 'api' && entry[1] !== undefined,
+      ),
+    );
     const sides: [Side, Side] = [
-      { name: 'billed', base: stack.apiUrl },
-      { name: 'unbilled', base: unbilled.base },
+      { name: 'billed', base: stack.apiUrl, processes: { ...shared, api: stack.pids.api! } },
+      { name: 'unbilled', base: unbilled.base, processes: { ...shared, api: unbilled.child.process.pid! } },
     ];
     // Warm both: connections, the key cache, the JIT, the page in the cache.
     for (const side of sides)
@@ -203,7 +235,11 @@ async function benchStore(storeName: string, url: string): Promise<boolean> {
       const loss = 1 - billed.rps / off.rps;
       if (loss > TARGET_THROUGHPUT_LOSS) met = false;
       console.log(
-        `  ${label}, c16: off ${fmt(off.rps)} req/s; on ${fmt(billed.rps)} req/s (${loss >= 0 ? '-' : '+'}${fmt(Math.abs(loss) * 100)}%)` +
+        `  ${label}, c16: off ${fmt(off.rps)} req/s; on ${fmt(billed.rps)} req/s (${loss >= 0 ? '-' : '+'}${fmt(Math.abs(loss) * 100)}%); ` +
+          `CPU ms per request off ${fmt(total(off.cpuPerRequest))}, on ${fmt(total(billed.cpuPerRequest))} ` +
+          `(${Object.keys(billed.cpuPerRequest)
+            .map((name) => `${name} ${fmt(off.cpuPerRequest[name] ?? 0)} -> ${fmt(billed.cpuPerRequest[name] ?? 0)}`)
+            .join(', ')})` +
           failures(billed.failed + off.failed),
       );
     }
@@ -221,9 +257,11 @@ async function benchStore(storeName: string, url: string): Promise<boolean> {
   }
 }
 
+const total = (byProcess: Record<string, number>): number => Object.values(byProcess).reduce((a, b) => a + b, 0);
+
 const failures = (count: number): string => (count > 0 ? `; ${count} not answered 200` : '');
 
-const emptySample = (): Sample => ({ latencies: [], failed: 0, seconds: 0 });
+const emptySample = (): Sample => ({ latencies: [], failed: 0, seconds: 0, cpu: {} });
 
 async function main(): Promise<void> {
   const { url, close } = await servePage(articlePage());
