@@ -96,11 +96,16 @@ export function createRunStarter(
     },
 
     async result(run) {
+      let result: Awaited<ReturnType<typeof resultThroughOutages>>;
       try {
-        return await resultThroughOutages(client, run.workflowId, run.deadline, onOutage(run.workflowId));
-      } finally {
+        result = await resultThroughOutages(client, run.workflowId, run.deadline, onOutage(run.workflowId));
+      } catch (err) {
         settleSoon(run.workflowId);
+        throw err;
       }
+      // Its result is the proof it completed: kept, with no need to ask Temporal how it ended.
+      billing.completed(run.workflowId);
+      return result;
     },
   };
 }

@@ -6,7 +6,7 @@ import { ServiceError } from '../errors';
 import type { Logger } from '../telemetry/logger';
 import { KeyRing } from '../api/keyRing';
 import { runSettlement } from './settlement';
-import type { Store } from './store';
+import type { Store, Unsettled } from './store';
 
 /**
  * What the API asks of billing: who a key belongs to, a charge before a run starts, and the
@@ -30,6 +30,11 @@ export interface Billing {
   chargeCacheHit(organization: string): Promise<void>;
   /** Settles a run's charge if the run has ended; later calls, anywhere, do nothing. */
   settle(workflowId: string): Promise<void>;
+  /**
+   * Settles, soon and without asking Temporal, the charge of a run the caller saw complete: it is
+   * kept. The answer does not wait on it; a settlement lost with the process is done by a sweep.
+   */
+  completed(workflowId: string): void;
   close(): Promise<void>;
 }
 
@@ -46,6 +51,7 @@ export function unbilled(keys: ReadonlyMap<string, string>): Billing {
     chargeRun: async () => undefined,
     chargeCacheHit: async () => undefined,
     settle: async () => undefined,
+    completed: () => undefined,
     close: async () => undefined,
   };
 }
@@ -53,16 +59,51 @@ export function unbilled(keys: ReadonlyMap<string, string>): Billing {
 /** A run's charge is looked at this long after it was made, at the earliest, by the sweep. */
 const SETTLE_DELAY_MS = 1000;
 
-/** How long past its deadline a charge with no run waits before it is refunded: clocks differ. */
+/**
+ * How long past its deadline a charge with no run waits before it is refunded: clocks differ.
+ * Only for charges whose process is not known gone (below), or made by the run tools.
+ */
 const MISSING_RUN_GRACE_MS = 60_000;
+
+/** How often an API process tells the store it is alive, while it may still start runs it charged. */
+const ALIVE_INTERVAL_MS = 5000;
+
+/**
+ * A process silent this long is gone: its event loop has not run for four beats, so it is dead
+ * (or frozen past any start it could still make: see docs/security.md, Credits).
+ */
+const GONE_AFTER_MS = 4 * ALIVE_INTERVAL_MS;
+
+/**
+ * A charge of a gone process with no run this long after it was made is refunded: the process
+ * started its run, if at all, within milliseconds of the charge, and Temporal has had this long to
+ * show it.
+ */
+const ABANDONED_AFTER_MS = 10_000;
+
+/**
+ * How long completed runs wait to be settled together: one statement for many runs, well before
+ * the sweep (SETTLE_DELAY_MS) would look at them and ask Temporal.
+ */
+const COMPLETED_BATCH_MS = 50;
+
+/** Completed runs settled by one statement at most; more are settled at once in another. */
+const COMPLETED_BATCH_SIZE = 500;
 
 /** Lookups a process remembers at most, so a flood of distinct keys cannot grow it without bound. */
 const KEY_CACHE_ENTRIES = 10_000;
 
 export class StoreBilling implements Billing {
   private readonly known = new Map<string, { organization: string; until: number }>();
+  /** Lookups under way, one per key: as many as requests in flight at most. */
+  private readonly lookups = new Map<string, Promise<string | undefined>>();
   private readonly sweeper: NodeJS.Timeout;
+  private readonly heartbeat: NodeJS.Timeout;
+  /** This process, as its charges name it. */
+  private readonly processId = `api-${ulid().toLowerCase()}`;
   private sweeping = false;
+  private completedRuns: string[] = [];
+  private completedTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly store: Store,
@@ -73,6 +114,9 @@ export class StoreBilling implements Billing {
   ) {
     this.sweeper = setInterval(() => void this.sweep(), settings.settleIntervalMs);
     this.sweeper.unref();
+    this.heartbeat = setInterval(() => void this.alive(), ALIVE_INTERVAL_MS);
+    this.heartbeat.unref();
+    void this.alive();
   }
 
   /** Remembered for KEY_CACHE_MS at most, so a revoked key is refused on every replica within it. */
@@ -82,6 +126,16 @@ export class StoreBilling implements Billing {
     const known = this.known.get(key);
     if (known && known.until > now) return known.organization;
     this.known.delete(key);
+    // Requests that find the key's entry expired together share one lookup, not one statement each.
+    let lookup = this.lookups.get(key);
+    if (!lookup) {
+      lookup = this.lookUp(key, now).finally(() => this.lookups.delete(key));
+      this.lookups.set(key, lookup);
+    }
+    return lookup;
+  }
+
+  private async lookUp(key: string, now: number): Promise<string | undefined> {
     const found = await this.store.findKey(key);
     if (!found) return undefined;
     if (this.known.size >= KEY_CACHE_ENTRIES) this.known.delete(this.known.keys().next().value!);
@@ -102,6 +156,7 @@ export class StoreBilling implements Billing {
       operation: priced,
       amount,
       expiresAt: new Date(Date.now() + timeoutMs),
+      chargedBy: this.processId,
     });
     return amount;
   }
@@ -125,15 +180,35 @@ export class StoreBilling implements Billing {
     if (result === 'charged') this.counters.charged.inc({ operation: charge.operation }, charge.amount);
   }
 
-  async settle(workflowId: string, expiresAt?: Date): Promise<void> {
+  async settle(workflowId: string, charge?: Omit<Unsettled, 'runKey'>): Promise<void> {
     const run = await runSettlement(this.client, workflowId);
     if (run.state === 'running') return this.store.checked(workflowId);
     if (run.state === 'missing') {
-      if (!expiresAt || Date.now() < expiresAt.getTime() + MISSING_RUN_GRACE_MS) return this.store.checked(workflowId);
+      const expired = charge && Date.now() >= charge.expiresAt.getTime() + MISSING_RUN_GRACE_MS;
+      if (!expired && !charge?.abandoned) return this.store.checked(workflowId);
       await this.record(workflowId, true, 'refunded: the run never started');
       return;
     }
     await this.record(workflowId, run.refund, run.note);
+  }
+
+  completed(workflowId: string): void {
+    this.completedRuns.push(workflowId);
+    if (this.completedRuns.length >= COMPLETED_BATCH_SIZE) void this.settleCompleted();
+    else this.completedTimer ??= setTimeout(() => void this.settleCompleted(), COMPLETED_BATCH_MS);
+  }
+
+  private async settleCompleted(): Promise<void> {
+    clearTimeout(this.completedTimer);
+    this.completedTimer = undefined;
+    const runKeys = this.completedRuns;
+    this.completedRuns = [];
+    if (runKeys.length === 0) return;
+    try {
+      await this.store.settleKept(runKeys);
+    } catch (err) {
+      this.logger.warn({ err, runs: runKeys.length }, 'settling completed runs failed; the sweep will');
+    }
   }
 
   private async record(workflowId: string, refund: boolean, note: string): Promise<void> {
@@ -152,8 +227,11 @@ export class StoreBilling implements Billing {
     if (this.sweeping) return;
     this.sweeping = true;
     try {
-      for (const { runKey, expiresAt } of await this.store.unsettled(new Date(Date.now() - SETTLE_DELAY_MS)))
-        await this.settle(runKey, expiresAt);
+      const due = await this.store.unsettled(new Date(Date.now() - SETTLE_DELAY_MS), {
+        abandonedAfterMs: ABANDONED_AFTER_MS,
+        goneAfterMs: GONE_AFTER_MS,
+      });
+      for (const { runKey, ...charge } of due) await this.settle(runKey, charge);
     } catch (err) {
       this.logger.warn({ err }, 'settling charges failed; trying again later');
     } finally {
@@ -161,8 +239,19 @@ export class StoreBilling implements Billing {
     }
   }
 
+  private async alive(): Promise<void> {
+    try {
+      // Rows of processes gone a day are dropped: a charge of theirs is abandoned either way.
+      await this.store.alive(this.processId, 86_400_000);
+    } catch (err) {
+      this.logger.warn({ err }, 'telling the store this process is alive failed; trying again');
+    }
+  }
+
   async close(): Promise<void> {
     clearInterval(this.sweeper);
+    clearInterval(this.heartbeat);
+    await this.settleCompleted();
     await this.store.close();
   }
 }

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
+import { readBilling } from '../config/billingSettings';
 import { spawnChild, waitUntil, type Child } from '../stack/children';
 
 /**
@@ -16,6 +17,17 @@ export const SOCKET_FILE = '.s.PGSQL.5432';
 /** The DATABASE_URL of the embedded store kept in `dir`. */
 export function embeddedStoreUrl(dir: string): string {
   return `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(path.resolve(dir))}`;
+}
+
+/**
+ * The store of the service configured by `env`: DATABASE_URL, else the embedded store `npm start`
+ * keeps under DATA_DIR; undefined when neither is there (the service charges nothing).
+ */
+export function serviceStoreUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const configured = readBilling(env).databaseUrl;
+  if (configured) return configured;
+  const dir = path.join(path.resolve(env.DATA_DIR?.trim() || path.join(process.cwd(), 'data')), 'store');
+  return existsSync(path.join(dir, SOCKET_FILE)) ? embeddedStoreUrl(dir) : undefined;
 }
 
 /** Starts the store's process; it is ready once its socket exists, after its migrations. */

@@ -47,6 +47,25 @@ export interface Charge {
   expiresAt: Date;
   /** Settled at once: nothing can go wrong after it (a cache hit). */
   settled?: boolean;
+  /** The process that charged, which starts the run (see `alive`); none for the run tools. */
+  chargedBy?: string;
+}
+
+/** A charge the sweep looks at. */
+export interface Unsettled {
+  runKey: string;
+  expiresAt: Date;
+  /** Made a while ago by a process that has stopped saying it is alive: it will not start the run. */
+  abandoned: boolean;
+}
+
+/** A run's charge as the ledger holds it. */
+export interface RunCharge {
+  organization: string;
+  operation: string;
+  amount: number;
+  settled: boolean;
+  refunded: boolean;
 }
 
 /** A charge that was settled now, and the credits it gave back (0: none). */
@@ -284,8 +303,8 @@ export class Store {
         `WITH debited AS (
            UPDATE organizations SET balance = balance - $3 WHERE name = $1 AND balance >= $3 RETURNING name
          )
-         INSERT INTO ledger (organization, kind, amount, operation, run_key, expires_at, settled_at)
-         SELECT name, 'charge', -$3::bigint, $4, $2, $5, CASE WHEN $6 THEN now() END FROM debited`,
+         INSERT INTO ledger (organization, kind, amount, operation, run_key, expires_at, settled_at, charged_by)
+         SELECT name, 'charge', -$3::bigint, $4, $2, $5, CASE WHEN $6 THEN now() END, $7 FROM debited`,
         [
           charge.organization,
           charge.runKey,
@@ -293,6 +312,7 @@ export class Store {
           charge.operation,
           charge.expiresAt,
           charge.settled ?? false,
+          charge.chargedBy ?? null,
         ],
       );
       return rowCount === 1 ? 'charged' : 'insufficient';
@@ -331,15 +351,63 @@ export class Store {
     return { organization: row.organization, operation: row.operation, refunded: Number(row.refunded ?? 0) };
   }
 
-  /** Charges not yet settled, made or last checked before `before`, the longest unseen first. */
-  async unsettled(before: Date, limit = 200): Promise<{ runKey: string; expiresAt: Date }[]> {
-    const { rows } = await this.pool.query<{ run_key: string; expires_at: Date }>(
-      `SELECT run_key, expires_at FROM ledger
+  /** The charge of a run, and whether it was settled and refunded; undefined when it was never charged. */
+  async runCharge(runKey: string): Promise<RunCharge | undefined> {
+    const { rows } = await this.pool.query<{
+      organization: string;
+      operation: string;
+      amount: string;
+      settled: boolean;
+      refunded: boolean;
+    }>(
+      `SELECT organization, operation, -amount AS amount, settled_at IS NOT NULL AS settled,
+              EXISTS (SELECT 1 FROM ledger refund WHERE refund.run_key = $1 AND refund.kind = 'refund') AS refunded
+       FROM ledger WHERE run_key = $1 AND kind = 'charge'`,
+      [runKey],
+    );
+    const row = rows[0];
+    return row && { ...row, amount: Number(row.amount) };
+  }
+
+  /** Settles, keeping them, the charges of runs that completed; ones settled already are left alone. */
+  async settleKept(runKeys: string[]): Promise<void> {
+    await this.pool.query(
+      `UPDATE ledger SET settled_at = now() WHERE run_key = ANY($1::text[]) AND kind = 'charge' AND settled_at IS NULL`,
+      [runKeys],
+    );
+  }
+
+  /**
+   * Charges not yet settled, made or last checked before `before`, the longest unseen first. A
+   * charge is abandoned when it is older than `abandonedAfterMs` and its process has not said it
+   * is alive for `goneAfterMs`, by the database's clock alone.
+   */
+  async unsettled(
+    before: Date,
+    { abandonedAfterMs, goneAfterMs }: { abandonedAfterMs: number; goneAfterMs: number },
+    limit = 200,
+  ): Promise<Unsettled[]> {
+    const { rows } = await this.pool.query<{ run_key: string; expires_at: Date; abandoned: boolean }>(
+      `SELECT run_key, expires_at,
+              charged_by IS NOT NULL AND created_at < now() - $3 * interval '1 millisecond' AND NOT EXISTS (
+                SELECT 1 FROM billing_processes
+                WHERE id = ledger.charged_by AND seen_at > now() - $4 * interval '1 millisecond'
+              ) AS abandoned
+       FROM ledger
        WHERE kind = 'charge' AND settled_at IS NULL AND coalesce(checked_at, created_at) < $1
        ORDER BY coalesce(checked_at, created_at) LIMIT $2`,
-      [before, limit],
+      [before, limit, abandonedAfterMs, goneAfterMs],
     );
-    return rows.map((row) => ({ runKey: row.run_key, expiresAt: new Date(row.expires_at) }));
+    return rows.map((row) => ({ runKey: row.run_key, expiresAt: new Date(row.expires_at), abandoned: row.abandoned }));
+  }
+
+  /** Says the process is alive, so the charges it made are left to it; forgets processes long gone. */
+  async alive(processId: string, forgetAfterMs: number): Promise<void> {
+    await this.pool.query(
+      `WITH forgotten AS (DELETE FROM billing_processes WHERE seen_at < now() - $2 * interval '1 millisecond')
+       INSERT INTO billing_processes (id) VALUES ($1) ON CONFLICT (id) DO UPDATE SET seen_at = now()`,
+      [processId, forgetAfterMs],
+    );
   }
 
   /** Notes that a charge's run was still going, so the next sweep looks at others first. */

@@ -1,0 +1,105 @@
+import type { Client } from '@temporalio/client';
+import type { Context } from 'koa';
+import pino from 'pino';
+import { Counter } from 'prom-client';
+import { StoreBilling } from '../../src/billing/billing';
+import type { Store } from '../../src/billing/store';
+import { createRunStarter } from '../../src/api/runStarter';
+import { loadConfig } from '../../src/config';
+import { eventually } from '../support/eventually';
+
+/**
+ * The round trips billing adds to a request, counted at the boundaries of this process: the
+ * store's statements and Temporal's calls, with both stood in for by recorders.
+ */
+
+const RUNS = 20;
+
+function recorders() {
+  const calls = { describe: 0, charge: 0, findKey: 0, settleStatements: 0, settled: new Set<string>() };
+  const store = {
+    findKey: async () => {
+      calls.findKey++;
+      // Answered on a later turn, as a statement would be: the other requests arrive meanwhile.
+      await new Promise((resolve) => setImmediate(resolve));
+      return { organization: 'acme', keyId: 'key_1' };
+    },
+    charge: async () => {
+      calls.charge++;
+      return 'charged';
+    },
+    settle: async (runKey: string) => {
+      calls.settleStatements++;
+      calls.settled.add(runKey);
+      return undefined;
+    },
+    settleKept: async (runKeys: string[]) => {
+      calls.settleStatements++;
+      for (const runKey of runKeys) calls.settled.add(runKey);
+    },
+    checked: async () => undefined,
+    alive: async () => undefined,
+    unsettled: async () => [],
+    close: async () => undefined,
+  } as unknown as Store;
+  const client = {
+    workflow: {
+      start: async () => ({ firstExecutionRunId: 'run' }),
+      getHandle: () => ({
+        result: async () => 'done',
+        describe: async () => {
+          calls.describe++;
+          return { status: { name: 'COMPLETED' } };
+        },
+      }),
+    },
+  } as unknown as Client;
+  return { calls, store, client };
+}
+
+const counter = () =>
+  new Counter({ name: `c${Math.random().toString(36).slice(2)}`, help: 'h', labelNames: ['operation'], registers: [] });
+
+function storeBilling(store: Store, client: Client): StoreBilling {
+  return new StoreBilling(
+    store,
+    // No sweep: what is counted is what the requests themselves cost.
+    { ...loadConfig({}).billing, settleIntervalMs: 600_000 },
+    client,
+    { charged: counter(), refunded: counter() },
+    pino({ level: 'silent' }),
+  );
+}
+
+it('looks a key up once for the requests that present it at once', async () => {
+  const { calls, store, client } = recorders();
+  const billing = storeBilling(store, client);
+  try {
+    const organizations = await Promise.all(
+      Array.from({ length: 32 }, () => billing.organizationOf('wl_live_0123456789abcdef')),
+    );
+    expect(new Set(organizations)).toEqual(new Set(['acme']));
+    expect(calls.findKey).toBe(1);
+  } finally {
+    await billing.close();
+  }
+});
+
+it('settles completed runs without asking Temporal, many to a statement', async () => {
+  const { calls, store, client } = recorders();
+  const billing = storeBilling(store, client);
+  const logger = pino({ level: 'silent' });
+  const runs = createRunStarter(loadConfig({}), client, logger, counter(), billing);
+  const ctx = () => ({ state: { organization: 'acme', log: logger }, set: () => undefined }) as unknown as Context;
+  try {
+    await Promise.all(
+      Array.from({ length: RUNS }, async () =>
+        runs.result(await runs.start(ctx(), 'extract-markdown', 'extractMarkdown', { args: [], timeout: '1 minute' })),
+      ),
+    );
+    await eventually(() => calls.settled.size === RUNS, { what: 'every run settled', timeoutMs: 5000 });
+    expect(calls).toMatchObject({ charge: RUNS, describe: 0, settleStatements: 1 });
+  } finally {
+    await billing.close();
+  }
+});
