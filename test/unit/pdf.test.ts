@@ -197,6 +197,46 @@ describe('PDF to Markdown', () => {
     );
   });
 
+  test("headings take their levels from the document's outline, a title wrapped over two lines one heading", async () => {
+    const markdown = await markdownOf((doc) => {
+      const heading = (text: string, y: number) => {
+        doc.font('Helvetica-Bold').fontSize(12);
+        at(doc, text, 50, y);
+      };
+      const paragraph = (text: string, y: number) => {
+        doc.font('Helvetica').fontSize(11);
+        at(doc, text, 50, y);
+      };
+      doc.font('Helvetica-Bold').fontSize(18);
+      at(doc, 'Harbour Guide', 50, 50);
+      heading('Moorings', 90);
+      paragraph('Boats moor along the north quay.', 115);
+      heading('Winter berths', 150);
+      paragraph('In winter the boats move inside the mole.', 175);
+      heading('Fees', 210);
+      paragraph('Fees are paid at the office.', 235);
+      heading('Charges for boats that stay', 270);
+      heading('over the winter', 285);
+      paragraph('They pay by the month.', 310);
+      const moorings = doc.outline.addItem('Moorings');
+      moorings.addItem('Winter berths');
+      doc.outline.addItem('Fees').addItem('Charges for boats that stay over the winter');
+    });
+    expect(markdown).toBe(
+      [
+        '# Harbour Guide',
+        '## Moorings',
+        'Boats moor along the north quay.',
+        '### Winter berths',
+        'In winter the boats move inside the mole.',
+        '## Fees',
+        'Fees are paid at the office.',
+        '### Charges for boats that stay over the winter',
+        'They pay by the month.',
+      ].join('\n\n'),
+    );
+  });
+
   test('bulleted and numbered lists keep their nesting', async () => {
     const markdown = await markdownOf((doc) => {
       doc.font('Helvetica').fontSize(11);
