@@ -80,6 +80,25 @@ describe('PDF to Markdown', () => {
     expect(markdown.startsWith('The quays and their boats:')).toBe(true);
   });
 
+  test('a word a narrow column wraps without a hyphen joins again, words wrapped between them keep their space', async () => {
+    const markdown = await markdownOf((doc) => {
+      ruledTable(
+        doc,
+        50,
+        90,
+        [70, 140],
+        [
+          [['Layer'], ['Note']],
+          [['Architectur', 'es'], ['split in a narrow column']],
+          [['Two', 'words'], ['kept apart']],
+        ],
+      );
+    });
+    expect(markdown).toBe(
+      '| Layer | Note |\n| --- | --- |\n| Architectures | split in a narrow column |\n| Two words | kept apart |',
+    );
+  });
+
   test('a table going on over a page break is one table, its repeated header row once', async () => {
     const markdown = await markdownOf((doc) => {
       ruledTable(
