@@ -3,7 +3,7 @@ import type { PageMetadata } from '../../types';
 import { blocksOf } from './blocks';
 import { dropFurniture } from './furniture';
 import { linesOf } from './lines';
-import { loadPdfjs, readPage } from './load';
+import { loadPdfjs, pdfWorker, readPage } from './load';
 import { pdfMetadata } from './metadata';
 import { readOutline } from './outline';
 import { toMarkdown } from './render';
@@ -39,10 +39,11 @@ export function pageItems(page: RawPage, n: number): { lines: Line[]; tables: { 
   return { lines, tables: placed };
 }
 
-export function openPdf(body: Uint8Array): Promise<PDFDocumentProxy> {
+export async function openPdf(body: Uint8Array): Promise<PDFDocumentProxy> {
   const { getDocument } = loadPdfjs();
   return getDocument({
     data: new Uint8Array(body),
+    worker: await pdfWorker(),
     isEvalSupported: false,
     disableFontFace: true,
     useSystemFonts: false,
