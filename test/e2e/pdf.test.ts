@@ -2,6 +2,7 @@ import PDFDocument from 'pdfkit';
 import { parse as parseYaml } from 'yaml';
 import { post } from '../support/api';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
+import { eventually } from '../support/eventually';
 
 /** A two-page report with known metadata, headings by font size and a bulleted list. */
 function makeReport(): Promise<Buffer> {
@@ -34,6 +35,54 @@ function makeReport(): Promise<Buffer> {
   return done;
 }
 
+/** Pages of this many text runs each: pdf.js's text cap per page (load.ts) is 20,000. */
+const RUNS_PER_PAGE = 20_000;
+const ENDLESS_PAGES = 2_000;
+
+/**
+ * A PDF of 2,000 pages that all draw one content stream of 20,000 tiny text runs: 40 million
+ * runs to read, from 300 KB of file. No cap on runs per page bounds it; the reading's time
+ * budget does.
+ */
+function endlessPdf(): Buffer {
+  const content = Array.from(
+    { length: RUNS_PER_PAGE },
+    (_, i) => `BT /F1 2 Tf ${i % 250} ${i % 300} Td (x) Tj ET`,
+  ).join('\n');
+  const pages = Array.from({ length: ENDLESS_PAGES }, (_, i) => `${i + 5} 0 R`).join(' ');
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    `<< /Type /Pages /Kids [${pages}] /Count ${ENDLESS_PAGES} >>`,
+    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+    ...Array.from(
+      { length: ENDLESS_PAGES },
+      () =>
+        '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 300] /Contents 3 0 R /Resources << /Font << /F1 4 0 R >> >> >>',
+    ),
+  ];
+  const parts = ['%PDF-1.7\n'];
+  const offsets: number[] = [];
+  let length = parts[0]!.length;
+  objects.forEach((body, i) => {
+    offsets.push(length);
+    const object = `${i + 1} 0 obj\n${body}\nendobj\n`;
+    parts.push(object);
+    length += object.length;
+  });
+  parts.push(`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`);
+  for (const offset of offsets) parts.push(`${String(offset).padStart(10, '0')} 00000 n \n`);
+  parts.push(`trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`);
+  return Buffer.from(parts.join(''), 'latin1');
+}
+
+/** What answers a PDF that cannot be read: Extract Markdown's spec has one conversion failure. */
+const CONVERSION_FAILED = { status: 500, error: 'failed to convert HTML to Markdown' };
+/** The test stack's CONVERT_TIMEOUT_MS (8 s) plus room for the download and the workflow. */
+const ENDLESS_BOUND_MS = 25_000;
+/** An ordinary PDF while the endless one is being read. */
+const PROMPT_MS = 5_000;
+
 let fixtures: FixtureServer;
 
 beforeAll(async () => {
@@ -41,6 +90,8 @@ beforeAll(async () => {
   fixtures = await startFixtureServer({
     '/report.pdf': html(pdf, 'application/pdf'),
     '/download': html(pdf, 'application/octet-stream'),
+    '/endless.pdf': html(endlessPdf(), 'application/pdf'),
+    '/broken.pdf': html(Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >>\ngarbage'), 'application/pdf'),
   });
 });
 
@@ -98,5 +149,36 @@ describe('PDF at effort max', () => {
     expect(res.status).toBe(200);
     expect(res.body.metadata.page_count).toBe(2);
     expect(res.body.content).toContain('## Findings');
+  });
+});
+
+describe('a hostile PDF', () => {
+  const extract = (path: string) =>
+    post<{ content: string; error: string }>('/extract/markdown', { url: fixtures.url(path), nocache: true });
+
+  it('of 40 million tiny text runs fails within its reading budget, an ordinary PDF served meanwhile', async () => {
+    const started = Date.now();
+    const endless = extract('/endless.pdf');
+    await eventually(() => (fixtures.hits.get('/endless.pdf') ?? 0) > 0, {
+      what: 'the endless PDF to be asked for',
+      timeoutMs: 30_000,
+    });
+    const ordinary: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const at = Date.now();
+      const res = await extract('/report.pdf');
+      expect(res.status).toBe(200);
+      expect(res.body.content).toContain('# Harbour Report');
+      ordinary.push(Date.now() - at);
+    }
+    const res = await endless;
+    expect({ status: res.status, error: res.body.error }).toEqual(CONVERSION_FAILED);
+    expect(Date.now() - started).toBeLessThan(ENDLESS_BOUND_MS);
+    expect(Math.max(...ordinary)).toBeLessThan(PROMPT_MS);
+  }, 120_000);
+
+  it('that is broken fails at once with a clear error', async () => {
+    const res = await extract('/broken.pdf');
+    expect({ status: res.status, error: res.body.error }).toEqual(CONVERSION_FAILED);
   });
 });

@@ -1,6 +1,7 @@
 import PDFDocument from 'pdfkit';
 import { pdfToMarkdown } from '../../src/extraction/pdf';
 import { loadPdfjs, MAX_FRAGMENTS_PER_PAGE, MAX_RULES_PER_PAGE } from '../../src/extraction/pdf/load';
+import { MAX_OUTLINE_ENTRIES } from '../../src/extraction/pdf/outline';
 
 /** Small PDFs drawn here, one stage of the PDF path each, and hostile ones that must stay bounded. */
 
@@ -57,6 +58,57 @@ function ruledTable(doc: Doc, x: number, y: number, widths: number[], rows: stri
   return y + height;
 }
 
+/**
+ * A one-page PDF written object by object, for outlines pdfkit cannot make: `outline` gives each
+ * entry's title and the index of its parent entry (-1 for the top).
+ */
+function outlinedPdf(
+  lines: { text: string; size: number; y: number }[],
+  outline: { title: string; parent: number }[],
+): Buffer {
+  const first = 7;
+  const children = outline.map(() => [] as number[]);
+  const tops: number[] = [];
+  outline.forEach(({ parent }, i) => (parent < 0 ? tops : children[parent]!).push(i));
+  const ref = (i: number) => `${first + i} 0 R`;
+  const content = lines.map(({ text, size, y }) => `BT /F1 ${size} Tf 50 ${y} Td (${text}) Tj ET`).join('\n');
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R /Outlines 3 0 R >>',
+    '<< /Type /Pages /Kids [4 0 R] /Count 1 >>',
+    `<< /Type /Outlines /First ${ref(tops[0]!)} /Last ${ref(tops[tops.length - 1]!)} >>`,
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 5 0 R /Resources << /Font << /F1 6 0 R >> >> >>',
+    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+  ];
+  const siblings = (list: number[]) => list.map((entry, k) => ({ entry, prev: list[k - 1], next: list[k + 1] }));
+  const entries = new Array<string>(outline.length);
+  for (const list of [tops, ...children])
+    for (const { entry, prev, next } of siblings(list)) {
+      const { title, parent } = outline[entry]!;
+      const kids = children[entry]!;
+      entries[entry] =
+        `<< /Title (${title}) /Parent ${parent < 0 ? '3 0 R' : ref(parent)}` +
+        (prev === undefined ? '' : ` /Prev ${ref(prev)}`) +
+        (next === undefined ? '' : ` /Next ${ref(next)}`) +
+        (kids.length ? ` /First ${ref(kids[0]!)} /Last ${ref(kids[kids.length - 1]!)}` : '') +
+        ' >>';
+    }
+  const parts = ['%PDF-1.7\n'];
+  const offsets: number[] = [];
+  let length = parts[0]!.length;
+  [...objects, ...entries].forEach((body, i) => {
+    offsets.push(length);
+    const object = `${i + 1} 0 obj\n${body}\nendobj\n`;
+    parts.push(object);
+    length += object.length;
+  });
+  const count = offsets.length + 1;
+  parts.push(`xref\n0 ${count}\n0000000000 65535 f \n`);
+  for (const offset of offsets) parts.push(`${String(offset).padStart(10, '0')} 00000 n \n`);
+  parts.push(`trailer\n<< /Size ${count} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`);
+  return Buffer.from(parts.join(''), 'latin1');
+}
+
 describe('PDF to Markdown', () => {
   test('a ruled table becomes a pipe table, a cell wrapped over two lines one cell', async () => {
     const markdown = await markdownOf((doc) => {
@@ -78,6 +130,25 @@ describe('PDF to Markdown', () => {
       '| Name | Kind | Note |\n| --- | --- | --- |\n| alpha | one | first line second line |\n| beta | two | short |',
     );
     expect(markdown.startsWith('The quays and their boats:')).toBe(true);
+  });
+
+  test('a word a narrow column wraps without a hyphen joins again, words wrapped between them keep their space', async () => {
+    const markdown = await markdownOf((doc) => {
+      ruledTable(
+        doc,
+        50,
+        90,
+        [70, 140],
+        [
+          [['Layer'], ['Note']],
+          [['Architectur', 'es'], ['split in a narrow column']],
+          [['Two', 'words'], ['kept apart']],
+        ],
+      );
+    });
+    expect(markdown).toBe(
+      '| Layer | Note |\n| --- | --- |\n| Architectures | split in a narrow column |\n| Two words | kept apart |',
+    );
   });
 
   test('a table going on over a page break is one table, its repeated header row once', async () => {
@@ -197,6 +268,46 @@ describe('PDF to Markdown', () => {
     );
   });
 
+  test("headings take their levels from the document's outline, a title wrapped over two lines one heading", async () => {
+    const markdown = await markdownOf((doc) => {
+      const heading = (text: string, y: number) => {
+        doc.font('Helvetica-Bold').fontSize(12);
+        at(doc, text, 50, y);
+      };
+      const paragraph = (text: string, y: number) => {
+        doc.font('Helvetica').fontSize(11);
+        at(doc, text, 50, y);
+      };
+      doc.font('Helvetica-Bold').fontSize(18);
+      at(doc, 'Harbour Guide', 50, 50);
+      heading('Moorings', 90);
+      paragraph('Boats moor along the north quay.', 115);
+      heading('Winter berths', 150);
+      paragraph('In winter the boats move inside the mole.', 175);
+      heading('Fees', 210);
+      paragraph('Fees are paid at the office.', 235);
+      heading('Charges for boats that stay', 270);
+      heading('over the winter', 285);
+      paragraph('They pay by the month.', 310);
+      const moorings = doc.outline.addItem('Moorings');
+      moorings.addItem('Winter berths');
+      doc.outline.addItem('Fees').addItem('Charges for boats that stay over the winter');
+    });
+    expect(markdown).toBe(
+      [
+        '# Harbour Guide',
+        '## Moorings',
+        'Boats moor along the north quay.',
+        '### Winter berths',
+        'In winter the boats move inside the mole.',
+        '## Fees',
+        'Fees are paid at the office.',
+        '### Charges for boats that stay over the winter',
+        'They pay by the month.',
+      ].join('\n\n'),
+    );
+  });
+
   test('bulleted and numbered lists keep their nesting', async () => {
     const markdown = await markdownOf((doc) => {
       doc.font('Helvetica').fontSize(11);
@@ -280,6 +391,41 @@ describe('PDF to Markdown on hostile PDFs', () => {
     );
     expect(markdown).toBe('At the top of a vast page.');
   });
+
+  test('an outline nested thousands deep costs its headings, not the document', async () => {
+    const depth = 10_000;
+    const pdf = outlinedPdf(
+      [
+        { text: 'Level 1', size: 16, y: 700 },
+        { text: 'Text under the first level.', size: 11, y: 670 },
+      ],
+      Array.from({ length: depth }, (_, i) => ({ title: `Level ${i + 1}`, parent: i - 1 })),
+    );
+    const started = Date.now();
+    const { markdown } = await pdfToMarkdown(pdf);
+    expect(markdown).toBe('# Level 1\n\nText under the first level.');
+    expect(Date.now() - started).toBeLessThan(20_000);
+  }, 60_000);
+
+  test('an outline of more entries than the cap gives headings from its first entries only', async () => {
+    const entries = MAX_OUTLINE_ENTRIES * 10;
+    const pdf = outlinedPdf(
+      [
+        { text: 'Early entry', size: 11, y: 700 },
+        { text: 'Text after the early entry.', size: 11, y: 670 },
+        { text: 'Late entry', size: 11, y: 640 },
+        { text: 'Text after the late entry.', size: 11, y: 610 },
+      ],
+      Array.from({ length: entries }, (_, i) => ({
+        title: i === 0 ? 'Early entry' : i === entries - 1 ? 'Late entry' : `Entry ${i}`,
+        parent: -1,
+      })),
+    );
+    const started = Date.now();
+    const { markdown } = await pdfToMarkdown(pdf);
+    expect(markdown).toBe('# Early entry\n\nText after the early entry.\n\nLate entry\n\nText after the late entry.');
+    expect(Date.now() - started).toBeLessThan(20_000);
+  }, 60_000);
 
   test('a broken file is an error, not a hang', async () => {
     await expect(pdfToMarkdown(Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >>\ngarbage'))).rejects.toThrow();

@@ -1,4 +1,5 @@
-import { headingStyles } from './headings';
+import { headingLevels } from './headings';
+import type { OutlineEntry } from './outline';
 import type { Block, Line, PageItem, Table } from './types';
 
 /**
@@ -54,9 +55,23 @@ function sameRows(a: string[] | undefined, b: string[] | undefined): boolean {
   return !!a && !!b && a.length === b.length && a.every((cell, i) => cell === b[i]);
 }
 
-export function blocksOf(items: readonly PageItem[]): Block[] {
+/** The vertical gap from one item to the next line of its page's column, or undefined across a break. */
+function gapBetween(above: PageItem | undefined, line: PageItem | undefined): number | undefined {
+  if (!above || !line || !isLine(above) || !isLine(line)) return undefined;
+  return above.page === line.page && above.y > line.y ? above.y - line.y : undefined;
+}
+
+export function blocksOf(items: readonly PageItem[], outline: readonly OutlineEntry[] = []): Block[] {
   const lines = items.filter(isLine);
-  const styles = headingStyles(lines);
+  const alone = items.flatMap((item, i) => {
+    if (!isLine(item)) return [];
+    const before = gapBetween(items[i - 1], item);
+    const after = gapBetween(item, items[i + 1]) ?? Infinity;
+    const apart = before === undefined || before > Math.max(item.size, (items[i - 1] as Line).size) * PARAGRAPH_GAP;
+    return [apart && after > item.size * PARAGRAPH_GAP];
+  });
+  const levels = headingLevels(lines, alone, outline);
+  const levelOf = new Map(lines.map((line, i) => [line, levels[i]!]));
   const words = wordsOf(lines);
   const blocks: Block[] = [];
   let indents: number[] = [];
@@ -79,9 +94,6 @@ export function blocksOf(items: readonly PageItem[]): Block[] {
     const gap = gapTo(line);
     const broken = gap === undefined;
     const apart = broken || gap > Math.max(line.size, previous!.size) * PARAGRAPH_GAP;
-    const next = items[i + 1];
-    const nextGap = next && isLine(next) && next.page === line.page && line.y > next.y ? line.y - next.y : Infinity;
-    const alone = apart && nextGap > line.size * PARAGRAPH_GAP;
     previous = line;
     if (line.mono) {
       const indent = ' '.repeat(Math.max(0, Math.round((line.x0 - codeLeft(items, i)) / line.charWidth)));
@@ -90,7 +102,7 @@ export function blocksOf(items: readonly PageItem[]): Block[] {
       else push({ kind: 'code', lines: [indent + line.text] });
       return;
     }
-    const level = styles.level(line, alone);
+    const level = levelOf.get(line)!;
     if (level > 0) {
       if (open?.kind === 'heading' && open.level === level && !apart) open.text = `${open.text} ${line.text}`;
       else push({ kind: 'heading', level, text: line.text });

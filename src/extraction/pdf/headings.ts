@@ -1,10 +1,13 @@
+import { outlineMatcher, type OutlineEntry } from './outline';
 import type { Line } from './types';
 
 /**
  * Headings from the document's own type: the body size is the size most of its prose characters
  * are set in (code does not count, so a document that is mostly code still finds its prose), a
  * line clearly larger is a heading, and a bold line at body size standing alone is one too.
- * Levels go by rank among the heading styles the document uses, largest first.
+ * Levels go by rank among the heading styles the document uses, largest first. Where the document
+ * has an outline, its titles are the headings and its depths their levels; type only adds the
+ * headings above the outline's (the document's title) and below its deepest.
  */
 
 /** A line this much larger than the body is a heading. */
@@ -15,6 +18,8 @@ export const BOLD_HEADING_RATIO = 0.97;
 export const MAX_HEADING_CHARS = 150;
 /** Levels past this are written as this one. */
 const DEEPEST = 3;
+/** Markdown's deepest heading. */
+const MARKDOWN_DEEPEST = 6;
 
 const round = (size: number) => Math.round(size * 4) / 4;
 const styleKey = (size: number, bold: boolean) => `${round(size)}|${bold ? 'b' : ''}`;
@@ -56,4 +61,38 @@ export function headingStyles(lines: readonly Line[]): HeadingStyles {
       return Math.min(DEEPEST, rank + 1);
     },
   };
+}
+
+/**
+ * Each line's heading level (0: no heading). `alone[i]` says line i stands as its own block.
+ * Outline levels start where type puts the outline's top entries, so a title set above them keeps
+ * its level one.
+ */
+export function headingLevels(
+  lines: readonly Line[],
+  alone: readonly boolean[],
+  outline: readonly OutlineEntry[],
+): number[] {
+  const styles = headingStyles(lines);
+  const byType = lines.map((line, i) => styles.level(line, alone[i]!));
+  if (outline.length === 0) return byType;
+  const matcher = outlineMatcher(outline);
+  const depths = lines.map((line, i) =>
+    line.mono || line.text.length > MAX_HEADING_CHARS
+      ? undefined
+      : matcher.depthOf(line.text, alone[i]! || byType[i]! > 0),
+  );
+  const matched = depths.flatMap((depth, i) => (depth === undefined ? [] : [{ depth, type: byType[i]! }]));
+  if (matched.length === 0) return byType;
+  // Type can set an entry and its children alike; the outline's top entries alone say where its levels start.
+  const top = matched.reduce((least, { depth }) => Math.min(least, depth), Infinity);
+  const topTypes = matched.filter(({ depth, type }) => depth === top && type > 0).map(({ type }) => type);
+  const base = Math.max(1, topTypes.length > 0 ? topTypes.reduce((a, b) => Math.min(a, b)) - top : 1);
+  const deepest = matched.reduce((most, { type }) => Math.max(most, type), 0);
+  return lines.map((_, i) => {
+    const depth = depths[i];
+    if (depth !== undefined) return Math.min(MARKDOWN_DEEPEST, base + depth);
+    const level = byType[i]!;
+    return level > 0 && (level < base || level > deepest) ? level : 0;
+  });
 }

@@ -3,8 +3,9 @@ import type { PageMetadata } from '../../types';
 import { blocksOf } from './blocks';
 import { dropFurniture } from './furniture';
 import { linesOf } from './lines';
-import { loadPdfjs, readPage } from './load';
+import { loadPdfjs, pdfWorker, readPage } from './load';
 import { pdfMetadata } from './metadata';
+import { readOutline } from './outline';
 import { toMarkdown } from './render';
 import { tablesOf } from './tables';
 import type { Line, PageItem, RawPage, Table } from './types';
@@ -15,7 +16,7 @@ export { isPdf, isPdfType } from './detect';
  * PDF to Markdown with pdf.js, in the order of the process: read each page's text runs and
  * ruling lines (load), take out the tables their ruling lines draw (tables), join the rest into
  * lines (lines), drop page furniture (furniture), make blocks of the lines: headings, lists, code,
- * paragraphs (blocks, headings), and write them out (render).
+ * paragraphs (blocks, headings, with the document's outline), and write them out (render).
  */
 
 /** A page's lines and tables in the order the page's content gives them. */
@@ -38,10 +39,11 @@ export function pageItems(page: RawPage, n: number): { lines: Line[]; tables: { 
   return { lines, tables: placed };
 }
 
-export function openPdf(body: Uint8Array): Promise<PDFDocumentProxy> {
+export async function openPdf(body: Uint8Array): Promise<PDFDocumentProxy> {
   const { getDocument } = loadPdfjs();
   return getDocument({
     data: new Uint8Array(body),
+    worker: await pdfWorker(),
     isEvalSupported: false,
     disableFontFace: true,
     useSystemFonts: false,
@@ -76,7 +78,7 @@ export async function pdfToMarkdown(body: Uint8Array): Promise<{ markdown: strin
       });
       while (next < page.tables.length) items.push(page.tables[next++]!.table);
     });
-    const markdown = toMarkdown(blocksOf(items));
+    const markdown = toMarkdown(blocksOf(items, await readOutline(doc)));
     const info = (await doc.getMetadata()).info as unknown as Record<string, unknown>;
     return { markdown, metadata: pdfMetadata(info, doc.numPages) };
   } finally {

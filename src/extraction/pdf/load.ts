@@ -26,6 +26,51 @@ export function loadPdfjs(): Pdfjs {
   return pdfjs;
 }
 
+/** pdf.js's message kinds for an answer to a request (its CallbackKind). */
+const ANSWER = 1;
+const FAILURE = 2;
+
+interface Message {
+  sourceName?: string;
+  targetName?: string;
+  callback?: number;
+  callbackId?: number;
+}
+
+interface Port {
+  postMessage(message: Message, transfer?: Transferable[]): void;
+}
+
+let worker: Promise<InstanceType<Pdfjs['PDFWorker']>> | undefined;
+
+/**
+ * The process's one pdf.js worker, in-process, shared by its documents, its port guarded. pdf.js
+ * hands each answer over by structuredClone, which overflows the stack on a deeply nested outline
+ * (thousands of levels, a few hundred kilobytes of PDF), in a callback that loses the error: the
+ * request was never answered and the process (a reading thread) died of the unhandled rejection.
+ * The guard answers such a request with the error instead, so its promise rejects.
+ */
+export function pdfWorker(): Promise<InstanceType<Pdfjs['PDFWorker']>> {
+  worker ??= (async () => {
+    const created = new (loadPdfjs().PDFWorker)({ verbosity: 0 });
+    await created.promise;
+    const port = created.port as unknown as Port;
+    const post = port.postMessage.bind(port);
+    port.postMessage = (message, transfer) => {
+      try {
+        post(message, transfer);
+      } catch (err) {
+        if (message.callback !== ANSWER) throw err;
+        const { sourceName, targetName, callbackId } = message;
+        const reason = { name: 'UnknownErrorException', message: `unanswerable: ${String(err)}` };
+        post({ sourceName, targetName, callback: FAILURE, callbackId, reason } as Message);
+      }
+    };
+    return created;
+  })();
+  return worker;
+}
+
 /** Text runs kept per page: past this a page is noise (or an attack), and its rest is dropped. */
 export const MAX_FRAGMENTS_PER_PAGE = 20_000;
 /** Ruling lines kept per page; a page past this gets no table detection. */

@@ -119,7 +119,9 @@ export function openTables(
       )
         continue;
       const headerLines = region.middle === undefined ? 1 : lines.filter((l) => l.flat()[0]!.y > region.middle!).length;
-      const rows = joinRows(lines, Math.max(1, headerLines)).map((row) => row.map(cellText));
+      const rows = joinRows(lines, Math.max(1, headerLines)).map((row) =>
+        row.map((runs, c) => cellText(runs, columns[c]![1])),
+      );
       if (rows.length < MIN_ROWS) continue;
       for (const i of inside) used.add(i);
       tables.push({ table: { kind: 'table', rows, page }, at: inside[0]! });

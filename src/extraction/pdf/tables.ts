@@ -6,7 +6,7 @@ import type { Fragment, Rule, Table } from './types';
  * Stage 2: tables. Bordered ones here, those drawn with horizontal rules only in openTables.ts.
  * A page's ruling lines fall into groups that touch one another; a group with at least two
  * columns between its vertical lines is a table grid, and the text runs inside it are its cells.
- * Cell text across wrapped lines joins with a space.
+ * Cell text across wrapped lines joins with a space, or with none where the wrap split a word.
  */
 
 /** Ruling lines closer than this (points) touch, and positions closer than this are one. */
@@ -120,7 +120,15 @@ export function tablesOf(fragments: readonly Fragment[], rules: Rule[], page: nu
       if (at < 0) at = i;
     });
     if (at < 0) continue;
-    const rows = cells.map((row) => row.map(cellText)).filter((row) => row.some(Boolean));
+    const rights = grid.xs
+      .slice(1)
+      .map((_, c) =>
+        cells.reduce(
+          (most, row) => row[c]!.reduce((m, f) => (f.str.trim() ? Math.max(m, f.x + f.width) : m), most),
+          -Infinity,
+        ),
+      );
+    const rows = cells.map((row) => row.map((runs, c) => cellText(runs, rights[c]))).filter((row) => row.some(Boolean));
     if (rows.length > 0) tables.push({ table: { kind: 'table', rows, page }, at });
   }
   for (const open of openTables(fragments, horizontals, page, used)) tables.push(open);
