@@ -15,7 +15,8 @@ import { memoryLines, watchMemory, type KindPeak } from './memory';
  *    over the bare read's (the fetch activity: download plus conversion, from the runs' histories).
  * 2. STREAMS Research event streams kept open for HOLD_SECONDS with instant model and search
  *    stand-ins: a stream that ends is replaced at once. Every stream is read to its end and its
- *    event ids checked: each event exactly once, in order, up to a final `complete` or `error`.
+ *    event ids checked: each event exactly once, in order, up to a final `complete` or `error`;
+ *    then each run's log is read again from its start and compared with what the stream carried.
  * During each part, the peak resident memory of every process of the stack, by kind.
  * `-- --short` (or BENCH_SHORT=1) is the smoke run: short levels up to 8, 20 streams for 15 s.
  */
@@ -27,6 +28,8 @@ const STREAMS = Number(process.env.BENCH_STREAMS ?? (SHORT ? 20 : 200));
 const HOLD_SECONDS = Number(process.env.BENCH_HOLD_SECONDS ?? (SHORT ? 15 : 60));
 /** A stream silent past this is counted as hung and dropped by the client. */
 const STREAM_TIMEOUT_MS = 10 * 60_000;
+/** How many runs' logs are read again at once after the hold. */
+const REREAD_CONCURRENCY = 16;
 /** The runs per level whose histories give the bare read. */
 const HISTORY_SAMPLE = 30;
 
@@ -148,6 +151,9 @@ async function markdownRamp(stack: Stack): Promise<void> {
 }
 
 interface StreamRead {
+  runId: string;
+  /** Each event's id and type, as received. */
+  sequence: string[];
   events: number;
   /** Ids missing between two received, or after the last received when no final event came. */
   missing: number;
@@ -158,22 +164,27 @@ interface StreamRead {
   failure?: string;
 }
 
-/** One Research stream read to its end, its ids checked against 1, 2, 3... */
-async function researchStream(stack: Stack, query: string): Promise<StreamRead> {
-  const read: StreamRead = { events: 0, missing: 0, repeated: 0, last: '', relay: [] };
+/**
+ * A Research stream read to its end, its ids checked against 1, 2, 3...: POST /research, or with
+ * `runId` the run's whole log again from GET /v1/runs/{runId}/events.
+ */
+async function readStream(stack: Stack, start: { query: string } | { runId: string }): Promise<StreamRead> {
+  const read: StreamRead = { runId: '', sequence: [], events: 0, missing: 0, repeated: 0, last: '', relay: [] };
   try {
-    const response = await fetch(`${stack.apiUrl}/research`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ query }),
-      signal: AbortSignal.timeout(STREAM_TIMEOUT_MS),
-    });
+    const headers = { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' };
+    const signal = AbortSignal.timeout(STREAM_TIMEOUT_MS);
+    const response =
+      'runId' in start
+        ? await fetch(`${stack.apiUrl}/runs/${start.runId}/events`, { headers, signal })
+        : await fetch(`${stack.apiUrl}/research`, { method: 'POST', headers, body: JSON.stringify(start), signal });
+    read.runId = response.headers.get('x-run-id') ?? '';
     if (response.status !== 200 || !response.body)
       return { ...read, failure: `HTTP ${response.status}: ${(await response.text()).slice(0, 200)}` };
     let expected = 1;
     for await (const { id, event, data, at } of sseMessages(response)) {
       if (!event || !data) continue;
       read.events++;
+      read.sequence.push(`${id} ${event}`);
       read.last = event;
       const number = Number(id);
       if (!Number.isSafeInteger(number)) read.failure ??= `an event without a numeric id: ${id}`;
@@ -194,7 +205,7 @@ async function researchStream(stack: Stack, query: string): Promise<StreamRead> 
 
 async function heldStreams(stack: Stack): Promise<void> {
   await scriptInstantModel(stack);
-  await researchStream(stack, 'warm up');
+  await readStream(stack, { query: 'warm up' });
   const reads: StreamRead[] = [];
   let open = 0;
   let fewestOpen = Infinity;
@@ -211,7 +222,7 @@ async function heldStreams(stack: Stack): Promise<void> {
           held = true;
           allOpenAfter = performance.now() - started;
         }
-        reads.push(await researchStream(stack, `Held stream ${slot}, round ${round}`));
+        reads.push(await readStream(stack, { query: `Held stream ${slot}, round ${round}` }));
         open--;
         if (held && performance.now() < deadline) fewestOpen = Math.min(fewestOpen, open);
       }
@@ -219,6 +230,8 @@ async function heldStreams(stack: Stack): Promise<void> {
   );
   const wall = performance.now() - started;
   const peaks = stopWatching();
+  const withRun = reads.filter((read) => read.runId);
+  const unlike = await againstTheLog(stack, withRun);
   const perStream = reads.map((read) => read.events).sort((a, b) => a - b);
   const relay = reads.flatMap((read) => read.relay).sort((a, b) => a - b);
   const failures = reads.filter((read) => read.failure);
@@ -242,10 +255,36 @@ async function heldStreams(stack: Stack): Promise<void> {
       `streams failed or cut ${failures.length}${failures[0] ? ` (first: ${failures[0].failure!.slice(0, 200)})` : ''}`,
   );
   console.log(
+    `  against each run's log read again from the start (GET /v1/runs/{runId}/events): ` +
+      `${withRun.length - unlike.length} of ${withRun.length} the same${unlike[0] ? ` (first unlike: ${unlike[0]})` : ''}`,
+  );
+  console.log(
     `  relay latency (workflow records -> client has it): p50 ${fmt(percentile(relay, 50))} ms, ` +
       `p95 ${fmt(percentile(relay, 95))} ms (n=${relay.length})`,
   );
   printMemory('while the streams were held', peaks);
+}
+
+/**
+ * The streams whose events differ from their run's durable log, read again after the hold, a few at
+ * a time: an event the live stream lost, repeated or reordered, even under ids that look right.
+ */
+async function againstTheLog(stack: Stack, reads: StreamRead[]): Promise<string[]> {
+  const unlike: string[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: REREAD_CONCURRENCY }, async () => {
+      while (next < reads.length) {
+        const live = reads[next++]!;
+        const again = await readStream(stack, { runId: live.runId });
+        if (again.failure || again.sequence.join() !== live.sequence.join())
+          unlike.push(
+            `${live.runId}: live ${live.sequence.length} events, log ${again.sequence.length}${again.failure ? `, ${again.failure}` : ''}`,
+          );
+      }
+    }),
+  );
+  return unlike;
 }
 
 function printMemory(when: string, peaks: Record<string, KindPeak>): void {
