@@ -1,9 +1,6 @@
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { testPayloadKeys } from '../test/support/payloadKeys';
-import { ServicePayloadCodec } from '../src/temporal/payloadCodec';
 import { startStack, stopStack, type Stack } from '../test/support/localStack';
-import { articlePage, callApi, fmt, load, percentile, servePage } from './common';
+import { activityMs, articlePage, callApi, fmt, load, servePage } from './common';
 
 /**
  * `npm run bench:markdown`: Extract Markdown end to end on the embedded stack (Temporal dev
@@ -28,45 +25,6 @@ const extract = (stack: Stack, url: string, options: Options) =>
 
 const runAt = (stack: Stack, url: string, total: number, concurrency: number, options = UNCACHED_MIN) =>
   load(total, concurrency, () => extract(stack, url, options));
-
-/**
- * Where a run's time went, for a sample of runs: the fetch activity as the server recorded it,
- * and within it the download (the activity reports it as `obtainMs`); the rest is the read.
- */
-async function activityMs(stack: Stack, ids: string[]): Promise<{ activity: number; download: number }> {
-  const connection = await Connection.connect({ address: stack.temporalAddress });
-  const client = new Client({ connection, namespace: stack.namespace });
-  const codec = new ServicePayloadCodec(testPayloadKeys);
-  const activityTimes: number[] = [];
-  const downloadTimes: number[] = [];
-  try {
-    for (const id of ids) {
-      const history = await client.workflow.getHandle(id).fetchHistory();
-      let startedAt = 0;
-      for (const event of history.events ?? []) {
-        const at = Number(event.eventTime?.seconds ?? 0) * 1000 + Math.floor((event.eventTime?.nanos ?? 0) / 1e6);
-        if (event.activityTaskStartedEventAttributes) startedAt = at;
-        const done = event.activityTaskCompletedEventAttributes;
-        if (done) {
-          activityTimes.push(at - startedAt);
-          const [payload] = await codec.decode(done.result?.payloads ?? []);
-          if (payload?.data)
-            downloadTimes.push(
-              (JSON.parse(Buffer.from(payload.data).toString('utf8')) as { obtainMs: number }).obtainMs,
-            );
-        }
-      }
-    }
-  } finally {
-    await connection.close();
-  }
-  const median = (values: number[]) =>
-    percentile(
-      [...values].sort((a, b) => a - b),
-      50,
-    );
-  return { activity: median(activityTimes), download: median(downloadTimes) };
-}
 
 async function main(): Promise<void> {
   const page = articlePage();

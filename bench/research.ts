@@ -1,11 +1,11 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { projectRoot, startStack, stopStack, type Stack } from '../test/support/localStack';
-import type { FormatReply } from '../test/support/modelStandIn';
 import { CORPUS, startResearchCorpus } from '../test/support/researchCorpus';
 import { startSearchStandIn } from '../test/support/searchStandIn';
 import { sseMessages } from '../test/support/sseClient';
 import { fmt, percentile } from './common';
+import { scriptInstantModel as script } from './instantResearch';
+import { memoryLines, watchMemory } from './memory';
 
 /**
  * `npm run bench:research`: Research over the 33-page test corpus with instant stand-ins (the
@@ -34,47 +34,6 @@ const FAST_READING_MS = 5_000;
 /** `fast`'s longest silence may exceed one model call by this much. */
 const FAST_GAP_SLACK_MS = 2_000;
 
-const answer = (value: unknown): FormatReply => ({ content: JSON.stringify(value), keep: true });
-
-/** Instant answers: a plan over the corpus, every page useful, two rounds in balanced, an approved report. */
-const REPLIES: Record<string, FormatReply[]> = {
-  research_plan: [
-    answer({
-      objective: 'Volcanoes, bees and aqueducts',
-      plan: 'Read the corpus',
-      complexity: 'moderate',
-      questions: ['Which volcanoes erupted?', 'How do bees communicate?', 'How did aqueducts flow?'],
-      // Clear of the corpus's slow and failing pages, so the times are the service's.
-      queries: ['Hekla Katla Laki lava', 'waggle dance honey', 'Pont du Gard Segovia aqueduct'],
-    }),
-  ],
-  page_analysis: [
-    answer({
-      relevance: 'high',
-      reliability: 'high',
-      summary: 'A useful page.',
-      keyFacts: ['A fact from the page.'],
-      promisingLinks: [],
-    }),
-  ],
-  coverage_evaluation: [
-    {
-      content: JSON.stringify({
-        coverage: 'Moderate',
-        assessments: [],
-        gaps: 'More',
-        shouldContinue: true,
-        nextQueries: ['Surtsey geothermal', 'Frontinus Aqua Appia'],
-        newQuestions: [],
-      }),
-    },
-    answer({ coverage: 'Solid', assessments: [], gaps: '', shouldContinue: false, nextQueries: [], newQuestions: [] }),
-  ],
-  research_report: [answer({ report: '# Report\n\nA first claim [1]. A second claim [2].' })],
-  research_answer: [answer({ report: 'A first claim [1]. A second claim [2].' })],
-  report_review: [answer({ approved: true, score: 8, observation: 'Good', feedback: '' })],
-};
-
 interface RunTiming {
   firstByte: number;
   firstEvent: number;
@@ -84,14 +43,6 @@ interface RunTiming {
   /** The longest time between two events, in ms. */
   longestGap: number;
   last: string;
-}
-
-/** Scripts the model stand-in; with `delayMs`, every answer (the unscripted outline's too) takes that long. */
-async function script(stack: Stack, delayMs?: number): Promise<void> {
-  await fetch(`${stack.modelUrl}/__control/script`, {
-    method: 'POST',
-    body: JSON.stringify({ replies: [], byFormat: REPLIES, ...(delayMs ? { delayMs } : {}) }),
-  });
 }
 
 /**
@@ -219,35 +170,6 @@ function summary(values: number[]): string {
   return `p50 ${fmt(percentile(sorted, 50))} ms  p95 ${fmt(percentile(sorted, 95))} ms  (n=${values.length})`;
 }
 
-/** Resident memory of a process now, in MB (Linux /proc). */
-function rssMb(pid: number): number {
-  try {
-    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : NaN;
-  } catch {
-    return NaN;
-  }
-}
-
-/** Samples the stack's processes every 100 ms until stopped; the peak of each. */
-function watchMemory(pids: Record<string, number | undefined>): () => Record<string, number> {
-  const peaks: Record<string, number> = {};
-  const sample = () => {
-    for (const [name, pid] of Object.entries(pids)) if (pid) peaks[name] = Math.max(peaks[name] ?? 0, rssMb(pid) || 0);
-    peaks['bench (stand-ins, client)'] = Math.max(
-      peaks['bench (stand-ins, client)'] ?? 0,
-      process.memoryUsage().rss / 1024 / 1024,
-    );
-  };
-  sample();
-  const timer = setInterval(sample, 100);
-  return () => {
-    clearInterval(timer);
-    sample();
-    return peaks;
-  };
-}
-
 async function main(): Promise<void> {
   const corpus = await startResearchCorpus();
   const search = await startSearchStandIn(corpus);
@@ -292,7 +214,7 @@ async function main(): Promise<void> {
     );
     console.log(`  relay latency under that load   ${summary(concurrent.flatMap((run) => run.relay))}`);
     console.log('  peak resident memory by process:');
-    for (const [name, mb] of Object.entries(peaks)) console.log(`    ${name.padEnd(28)} ${fmt(mb)} MB`);
+    for (const line of memoryLines(peaks)) console.log(`    ${line}`);
     await latencyReport(stack);
   } finally {
     await stopStack(stack);
