@@ -61,7 +61,8 @@ async function main(): Promise<void> {
       .then((drained) => {
         if (!drained) logger.warn('requests still open after SHUTDOWN_GRACE_MS; closing them');
         server.closeAllConnections();
-        return Promise.all([connection.close(), deps.billing.close(), deps.rateLimits.close()]);
+        // The stream-slot watch asks Temporal about runs: stopped first, not left to fail on a closed connection.
+        return deps.rateLimits.close().then(() => Promise.all([connection.close(), deps.billing.close()]));
       })
       .finally(() => process.exit(0));
   };
