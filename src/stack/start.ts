@@ -2,7 +2,8 @@ import path from 'node:path';
 import { PAYLOAD_KEYS_VARIABLE, type Config } from '../config';
 import { modelProblem } from '../operations/availability';
 import { embeddedStoreUrl, startEmbeddedStore } from '../billing/embeddedStore';
-import { spawnChild, waitUntil } from './children';
+import { childLineFormat } from '../telemetry/logFormat';
+import { formatChildLines, spawnChild, waitUntil } from './children';
 import { startDevServer } from './devServer';
 import { refuseTakenPorts, type WantedPort } from './ports';
 import { runSupervised } from './runSupervised';
@@ -19,7 +20,9 @@ import { workerMetricsPort, workerProcesses } from './workerProcesses';
 
 async function startStack(config: Config, supervisor: Supervisor): Promise<void> {
   let devKey: string | undefined;
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  formatChildLines(childLineFormat(config.logFormat, process.stdout.isTTY));
+  // Children write JSON whatever this terminal is: their lines are made readable here, once.
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_FORMAT: 'json' };
   if (config.apiKeys.size === 0) {
     devKey = await keptSecret(config.dataDir, 'dev-api-key', 'wl_dev_');
     env.API_KEYS = `${devKey}:dev`;

@@ -2,6 +2,8 @@ import path from 'node:path';
 import { ConfigError, type Config } from '../config';
 import { formatPayloadKeys } from '../temporal/payloadKeys';
 import { modelProblem } from '../operations/availability';
+import { childLineFormat } from '../telemetry/logFormat';
+import { formatChildLines } from './children';
 import { startCluster } from './cluster';
 import { API_REPLICAS } from './clusterTopology';
 import { keptPayloadKeys, keptSecret } from './keptSecret';
@@ -27,7 +29,9 @@ function apiPorts(config: Config): (number | undefined)[] {
 }
 
 async function run(config: Config, supervisor: Supervisor): Promise<void> {
-  const appEnv: NodeJS.ProcessEnv = {};
+  formatChildLines(childLineFormat(config.logFormat, process.stdout.isTTY));
+  // Children write JSON whatever this terminal is: their lines are made readable here, once.
+  const appEnv: NodeJS.ProcessEnv = { LOG_FORMAT: 'json' };
   let devKey: string | undefined;
   if (config.apiKeys.size === 0) {
     devKey = await keptSecret(config.dataDir, 'dev-api-key', 'wl_dev_');

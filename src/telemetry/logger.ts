@@ -1,11 +1,20 @@
 import pino from 'pino';
 import type { Logger as TemporalLogger, LogLevel, LogMetadata } from '@temporalio/common';
+import type { LogFormat } from '../config/settings';
 import { organizationOf } from '../events/streams';
+import { prettyLines, writesPretty } from './logFormat';
 
 export type Logger = pino.Logger;
 
-export function createLogger(level: string, name: string): Logger {
-  return pino({ level, name, base: { pid: process.pid } });
+/**
+ * JSON lines unless `format` asks for readable ones here. A launcher's children are told `json`
+ * and their lines are made readable once, in the launcher, so its log files keep JSON.
+ */
+export function createLogger(level: string, name: string, format: LogFormat = 'json'): Logger {
+  const options = { level, name, base: { pid: process.pid } };
+  if (!writesPretty(format, process.stdout.isTTY)) return pino(options);
+  const pretty = prettyLines(process.stdout.isTTY === true);
+  return pino(options, { write: (line: string) => process.stdout.write(`${pretty(name, line.trimEnd())}\n`) });
 }
 
 /** What names a run on a log line: its organization (from the workflow id), workflow id and run id. */
