@@ -1,5 +1,5 @@
 import pino from 'pino';
-import type { Logger as TemporalLogger, LogLevel, LogMetadata } from '@temporalio/common';
+import { SdkComponent, type Logger as TemporalLogger, type LogLevel, type LogMetadata } from '@temporalio/common';
 import type { LogFormat } from '../config/settings';
 import { organizationOf } from '../events/streams';
 import { prettyLines, writesPretty } from './logFormat';
@@ -48,6 +48,16 @@ function temporalFields(meta: LogMetadata): Record<string, unknown> {
 }
 
 /**
+ * The SDK's own info lines about its workers ("Worker state changed", "No Nexus services
+ * registered") come once per task queue and state, a dozen at each start and stop, and drown the
+ * lines a person looks for; they go to debug. Its warnings and errors, and the info lines of
+ * workflow code and activities, stay as they are.
+ */
+function chatter(level: LogLevel, meta: LogMetadata | undefined): boolean {
+  return level === 'INFO' && meta?.sdkComponent === SdkComponent.worker;
+}
+
+/**
  * Temporal's SDK logs through our pino logger, so one process writes one log format: the
  * worker's own lines, workflow code's (`log` of @temporalio/workflow) and activities'
  * (`Context.current().log`), each with the run it belongs to.
@@ -61,7 +71,7 @@ export function temporalLogger(logger: Logger): TemporalLogger {
     ERROR: 'error',
   };
   const log = (level: LogLevel, message: string, meta?: LogMetadata): void =>
-    logger[levels[level]](meta ? temporalFields(meta) : {}, message);
+    logger[chatter(level, meta) ? 'debug' : levels[level]](meta ? temporalFields(meta) : {}, message);
   return {
     log,
     trace: (message, meta) => log('TRACE', message, meta),

@@ -1,5 +1,8 @@
+import pino from 'pino';
+import { SdkComponent } from '@temporalio/common';
 import { ConfigError, loadConfig } from '../../src/config';
 import { childLineFormat, drivesTerminal, jsonLine, prettyLines, writesPretty } from '../../src/telemetry/logFormat';
+import { temporalLogger } from '../../src/telemetry/logger';
 
 /** What a terminal gets and what a log file gets: readable lines on a TTY, JSON lines elsewhere. */
 
@@ -67,5 +70,26 @@ describe('a pretty line', () => {
   it('survives a line nested deeper than the stack', () => {
     const deep = `{"msg":"deep","x":${'['.repeat(200_000)}${']'.repeat(200_000)}}`;
     expect(() => pretty('api', deep)).not.toThrow();
+  });
+});
+
+describe("the SDK's lines through the Runtime logger", () => {
+  function logged(): { lines: Record<string, unknown>[]; logger: pino.Logger } {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info' }, { write: (text: string) => void lines.push(JSON.parse(text)) });
+    return { lines, logger };
+  }
+
+  it("keeps the workers' per-queue state changes out of the default level, and their warnings in", () => {
+    const { lines, logger } = logged();
+    const sdk = temporalLogger(logger);
+    for (const taskQueue of ['webloom-workflows', 'webloom-fetch', 'webloom-browser'])
+      for (const state of ['INITIALIZED', 'RUNNING'])
+        sdk.info('Worker state changed', { sdkComponent: SdkComponent.worker, taskQueue, state });
+    sdk.info('No Nexus services registered, not polling for Nexus tasks', { sdkComponent: SdkComponent.worker });
+    sdk.warn('Worker failed to poll', { sdkComponent: SdkComponent.worker, taskQueue: 'webloom-fetch' });
+    sdk.info('research started', { sdkComponent: SdkComponent.workflow, workflowId: 'org/research/01' });
+    sdk.info('page read', { sdkComponent: SdkComponent.activity, workflowId: 'org/research/01' });
+    expect(lines.map((entry) => entry.msg)).toEqual(['Worker failed to poll', 'research started', 'page read']);
   });
 });
