@@ -2,6 +2,7 @@ import path from 'node:path';
 import { PAYLOAD_KEYS_VARIABLE, type Config } from '../config';
 import { modelProblem } from '../operations/availability';
 import { embeddedStoreUrl, startEmbeddedStore } from '../billing/embeddedStore';
+import { LAUNCHER_READY_MS } from '../config/timeouts';
 import { childLineFormat } from '../telemetry/logFormat';
 import { formatChildLines, spawnChild, waitUntil } from './children';
 import { startDevServer } from './devServer';
@@ -10,6 +11,7 @@ import { runSupervised } from './runSupervised';
 import type { Supervisor } from './supervisor';
 import { keptPayloadKeys, keptSecret } from './keptSecret';
 import { findTemporalCli } from './temporalCli';
+import { serves, untilServing } from './untilServing';
 import { workerMetricsPort, workerProcesses } from './workerProcesses';
 
 /**
@@ -79,11 +81,17 @@ async function startStack(config: Config, supervisor: Supervisor): Promise<void>
     await waitUntil('the API', api, async () => (await fetch(`http://${host}:${config.port}/healthz`)).ok, 60_000);
     return api;
   });
+  const origin = `http://${host}:${config.port}`;
+  await untilServing(origin, LAUNCHER_READY_MS, supervisor.stopSignal);
+  const playground = (await serves(origin, '/')) ? [`  Playground     ${origin}/`] : [];
+  const mcp = (await serves(origin, '/mcp')) ? [`  MCP            ${origin}/mcp`] : [];
   console.log(
     [
       '',
       'webloom is running',
       `  API base URL   ${baseUrl}`,
+      ...playground,
+      ...mcp,
       devKey
         ? `  API key        ${devKey}   (development key, kept in ${path.join(config.dataDir, 'dev-api-key')})`
         : '  API keys       from API_KEYS',
