@@ -47,14 +47,23 @@ function temporalFields(meta: LogMetadata): Record<string, unknown> {
   };
 }
 
+/** The SDK's warnings that our role split makes true of every queue at every start. */
+const EXPECTED_WARNINGS = new Set([
+  'No workflows registered, not polling for workflow tasks',
+  'No activities registered, not polling for activity tasks',
+]);
+
 /**
  * The SDK's own info lines about its workers ("Worker state changed", "No Nexus services
  * registered") come once per task queue and state, a dozen at each start and stop, and drown the
- * lines a person looks for; they go to debug. Its warnings and errors, and the info lines of
- * workflow code and activities, stay as they are.
+ * lines a person looks for; they go to debug. So do its two warnings that a worker has no
+ * workflows or no activities: each role's process runs only one kind by design (src/workers),
+ * so they are true of every queue at every start and warn of nothing. Its other warnings and
+ * errors, and the lines of workflow code and activities, stay as they are.
  */
-function chatter(level: LogLevel, meta: LogMetadata | undefined): boolean {
-  return level === 'INFO' && meta?.sdkComponent === SdkComponent.worker;
+function chatter(level: LogLevel, message: string, meta: LogMetadata | undefined): boolean {
+  if (meta?.sdkComponent !== SdkComponent.worker) return false;
+  return level === 'INFO' || (level === 'WARN' && EXPECTED_WARNINGS.has(message));
 }
 
 /**
@@ -71,7 +80,7 @@ export function temporalLogger(logger: Logger): TemporalLogger {
     ERROR: 'error',
   };
   const log = (level: LogLevel, message: string, meta?: LogMetadata): void =>
-    logger[chatter(level, meta) ? 'debug' : levels[level]](meta ? temporalFields(meta) : {}, message);
+    logger[chatter(level, message, meta) ? 'debug' : levels[level]](meta ? temporalFields(meta) : {}, message);
   return {
     log,
     trace: (message, meta) => log('TRACE', message, meta),

@@ -80,13 +80,21 @@ describe("the SDK's lines through the Runtime logger", () => {
     return { lines, logger };
   }
 
-  it("keeps the workers' per-queue state changes out of the default level, and their warnings in", () => {
+  it("keeps the workers' per-queue state lines out of the default level, and their real warnings in", () => {
     const { lines, logger } = logged();
     const sdk = temporalLogger(logger);
     for (const taskQueue of ['webloom-workflows', 'webloom-fetch', 'webloom-browser'])
       for (const state of ['INITIALIZED', 'RUNNING'])
         sdk.info('Worker state changed', { sdkComponent: SdkComponent.worker, taskQueue, state });
     sdk.info('No Nexus services registered, not polling for Nexus tasks', { sdkComponent: SdkComponent.worker });
+    sdk.warn('No workflows registered, not polling for workflow tasks', {
+      sdkComponent: SdkComponent.worker,
+      taskQueue: 'webloom-fetch',
+    });
+    sdk.warn('No activities registered, not polling for activity tasks', {
+      sdkComponent: SdkComponent.worker,
+      taskQueue: 'webloom-workflows',
+    });
     sdk.warn('Worker failed to poll', { sdkComponent: SdkComponent.worker, taskQueue: 'webloom-fetch' });
     sdk.info('research started', { sdkComponent: SdkComponent.workflow, workflowId: 'org/research/01' });
     sdk.info('page read', { sdkComponent: SdkComponent.activity, workflowId: 'org/research/01' });
