@@ -30,7 +30,7 @@ async function connectWithRetry(config: Config, logger: Logger): Promise<Connect
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel, 'api');
+  const logger = createLogger(config.logLevel, 'api', config.logFormat);
   const { databaseUrl } = config.billing;
   if (config.apiKeys.size === 0 && !databaseUrl)
     throw new ConfigError('API_KEYS', 'no API keys configured; set key:organization pairs, or DATABASE_URL');

@@ -4,7 +4,7 @@ import { MODEL_TASKS, taskModelVariable } from '../model/tasks';
 import { readBilling } from './billingSettings';
 import { readRateLimits } from './rateLimitSettings';
 import { ConfigError } from './configError';
-import { CACHE_SCOPES, PAYLOAD_KEYS_VARIABLE, SEARCH_ENGINES } from './settings';
+import { CACHE_SCOPES, LOG_FORMATS, PAYLOAD_KEYS_VARIABLE, SEARCH_ENGINES } from './settings';
 import type {
   CodecSettings,
   Config,
@@ -96,6 +96,7 @@ export function loadConfig(env: Env = process.env): Config {
       ]),
     },
     logLevel: readEnum(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    logFormat: readEnum(env, 'LOG_FORMAT', LOG_FORMATS, 'auto'),
     metrics: {
       token: readSecret(env, 'METRICS_TOKEN'),
       workerPort: readInt(env, 'WORKER_METRICS_PORT', 9464, 0, 65535),

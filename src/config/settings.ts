@@ -2,6 +2,10 @@ import type { ModelTask } from '../model/tasks';
 import type { BillingSettings } from './billingSettings';
 import type { RateLimitSettings } from './rateLimitSettings';
 
+/** `auto`: readable lines on a terminal, JSON lines anywhere else (a file, a pipe, a log shipper). */
+export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
 /** The settings every process reads from its environment (see ./index.ts), as typed values. */
 
 export interface TemporalSettings {
@@ -192,6 +196,8 @@ export interface Config {
   cors: CorsSettings;
   codec: CodecSettings;
   logLevel: string;
+  /** Readable lines or JSON lines; `auto` picks readable ones on a terminal only. */
+  logFormat: LogFormat;
   metrics: MetricsSettings;
   /**
    * How long a stopping process waits for work in flight: the API for its requests, a worker for

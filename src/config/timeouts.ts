@@ -235,3 +235,10 @@ export function automateOptions(given: Partial<ActivityTimeouts> | undefined): {
     },
   };
 }
+
+/**
+ * How long `npm start` and `npm run start:cluster` wait, after the API answers, for a worker on
+ * every queue (its /ready): a first start on a loaded machine launches Chromium and bundles the
+ * workflow code before a worker polls.
+ */
+export const LAUNCHER_READY_MS = 180_000;

@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import readline from 'node:readline';
+import { jsonLine } from '../telemetry/logFormat';
 
 /**
- * Child processes of the embedded stack and the test harness. Each child's output is
- * prefixed with its name; stopping sends SIGTERM, waits, then SIGKILL, so nothing outlives us.
+ * Child processes of the embedded stack and the test harness. Each child's output names it;
+ * stopping sends SIGTERM, waits, then SIGKILL, so nothing outlives us.
  */
 export interface Child {
   name: string;
@@ -21,9 +22,17 @@ export interface Child {
  */
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((candidate) => existsSync(candidate));
 
+/** How a child's line reaches this process's stdout; a launcher sets it once for its terminal. */
+let formatLine: (process: string, line: string) => string = jsonLine;
+
+/** Launchers call this before their first child starts (see childLineFormat). */
+export function formatChildLines(format: (process: string, line: string) => string): void {
+  formatLine = format;
+}
+
 export interface SpawnOptions {
   env?: NodeJS.ProcessEnv;
-  /** Where each output line goes; defaults to this process's stdout, prefixed. */
+  /** Where each output line goes; defaults to this process's stdout, formatted (see formatChildLines). */
   onLine?: (line: string) => void;
   /** Runs the child as this user (we must be root to ask), for programs that refuse root. */
   user?: { uid: number; gid: number };
@@ -40,7 +49,7 @@ export function spawnChild(name: string, command: string, args: string[], option
     stdio: ['ignore', 'pipe', 'pipe'],
     ...options.user,
   });
-  const onLine = options.onLine ?? ((line: string) => process.stdout.write(`[${name}] ${line}\n`));
+  const onLine = options.onLine ?? ((line: string) => process.stdout.write(`${formatLine(name, line)}\n`));
   for (const stream of [child.stdout, child.stderr]) {
     readline.createInterface({ input: stream }).on('line', onLine);
   }

@@ -2,13 +2,16 @@ import path from 'node:path';
 import { PAYLOAD_KEYS_VARIABLE, type Config } from '../config';
 import { modelProblem } from '../operations/availability';
 import { embeddedStoreUrl, startEmbeddedStore } from '../billing/embeddedStore';
-import { spawnChild, waitUntil } from './children';
+import { LAUNCHER_READY_MS } from '../config/timeouts';
+import { childLineFormat } from '../telemetry/logFormat';
+import { formatChildLines, spawnChild, waitUntil } from './children';
 import { startDevServer } from './devServer';
 import { refuseTakenPorts, type WantedPort } from './ports';
 import { runSupervised } from './runSupervised';
 import type { Supervisor } from './supervisor';
 import { keptPayloadKeys, keptSecret } from './keptSecret';
 import { findTemporalCli } from './temporalCli';
+import { serves, untilServing } from './untilServing';
 import { workerMetricsPort, workerProcesses } from './workerProcesses';
 
 /**
@@ -19,7 +22,9 @@ import { workerMetricsPort, workerProcesses } from './workerProcesses';
 
 async function startStack(config: Config, supervisor: Supervisor): Promise<void> {
   let devKey: string | undefined;
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  formatChildLines(childLineFormat(config.logFormat, process.stdout.isTTY));
+  // Children write JSON whatever this terminal is: their lines are made readable here, once.
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_FORMAT: 'json' };
   if (config.apiKeys.size === 0) {
     devKey = await keptSecret(config.dataDir, 'dev-api-key', 'wl_dev_');
     env.API_KEYS = `${devKey}:dev`;
@@ -76,11 +81,17 @@ async function startStack(config: Config, supervisor: Supervisor): Promise<void>
     await waitUntil('the API', api, async () => (await fetch(`http://${host}:${config.port}/healthz`)).ok, 60_000);
     return api;
   });
+  const origin = `http://${host}:${config.port}`;
+  await untilServing(origin, LAUNCHER_READY_MS, supervisor.stopSignal);
+  const playground = (await serves(origin, '/')) ? [`  Playground     ${origin}/`] : [];
+  const mcp = (await serves(origin, '/mcp')) ? [`  MCP            ${origin}/mcp`] : [];
   console.log(
     [
       '',
       'webloom is running',
       `  API base URL   ${baseUrl}`,
+      ...playground,
+      ...mcp,
       devKey
         ? `  API key        ${devKey}   (development key, kept in ${path.join(config.dataDir, 'dev-api-key')})`
         : '  API keys       from API_KEYS',

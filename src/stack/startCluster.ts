@@ -2,11 +2,15 @@ import path from 'node:path';
 import { ConfigError, type Config } from '../config';
 import { formatPayloadKeys } from '../temporal/payloadKeys';
 import { modelProblem } from '../operations/availability';
+import { LAUNCHER_READY_MS } from '../config/timeouts';
+import { childLineFormat } from '../telemetry/logFormat';
+import { formatChildLines } from './children';
 import { startCluster } from './cluster';
 import { API_REPLICAS } from './clusterTopology';
 import { keptPayloadKeys, keptSecret } from './keptSecret';
 import { runSupervised } from './runSupervised';
 import type { Supervisor } from './supervisor';
+import { serves, untilServing } from './untilServing';
 
 /**
  * `npm run start:cluster`: the production topology on one machine, each service a plain process
@@ -27,7 +31,9 @@ function apiPorts(config: Config): (number | undefined)[] {
 }
 
 async function run(config: Config, supervisor: Supervisor): Promise<void> {
-  const appEnv: NodeJS.ProcessEnv = {};
+  formatChildLines(childLineFormat(config.logFormat, process.stdout.isTTY));
+  // Children write JSON whatever this terminal is: their lines are made readable here, once.
+  const appEnv: NodeJS.ProcessEnv = { LOG_FORMAT: 'json' };
   let devKey: string | undefined;
   if (config.apiKeys.size === 0) {
     devKey = await keptSecret(config.dataDir, 'dev-api-key', 'wl_dev_');
@@ -59,11 +65,18 @@ async function run(config: Config, supervisor: Supervisor): Promise<void> {
     cluster.topology.services.find((spec) => spec.kind === kind)?.ports[name];
   const apis = cluster.topology.services.filter((spec) => spec.kind === 'api');
   const workers = cluster.topology.services.filter((spec) => spec.kind === 'worker');
+  const origins = apis.map((api) => `http://${HOST}:${api.ports.http}`);
+  await Promise.all(origins.map((origin) => untilServing(origin, LAUNCHER_READY_MS, supervisor.stopSignal)));
+  const [first] = origins;
+  const playground = first && (await serves(first, '/')) ? [`  Playground     ${first}/`] : [];
+  const mcp = first && (await serves(first, '/mcp')) ? [`  MCP            ${first}/mcp`] : [];
   console.log(
     [
       '',
       'webloom cluster is running',
       ...apis.map((api) => `  API base URL   http://${HOST}:${api.ports.http}/v1   (${api.name})`),
+      ...playground,
+      ...mcp,
       devKey
         ? `  API key        ${devKey}   (development key, kept in ${path.join(config.dataDir, 'dev-api-key')})`
         : '  API keys       from API_KEYS',

@@ -1,11 +1,20 @@
 import pino from 'pino';
-import type { Logger as TemporalLogger, LogLevel, LogMetadata } from '@temporalio/common';
+import { SdkComponent, type Logger as TemporalLogger, type LogLevel, type LogMetadata } from '@temporalio/common';
+import type { LogFormat } from '../config/settings';
 import { organizationOf } from '../events/streams';
+import { prettyLines, writesPretty } from './logFormat';
 
 export type Logger = pino.Logger;
 
-export function createLogger(level: string, name: string): Logger {
-  return pino({ level, name, base: { pid: process.pid } });
+/**
+ * JSON lines unless `format` asks for readable ones here. A launcher's children are told `json`
+ * and their lines are made readable once, in the launcher, so its log files keep JSON.
+ */
+export function createLogger(level: string, name: string, format: LogFormat = 'json'): Logger {
+  const options = { level, name, base: { pid: process.pid } };
+  if (!writesPretty(format, process.stdout.isTTY)) return pino(options);
+  const pretty = prettyLines(process.stdout.isTTY === true);
+  return pino(options, { write: (line: string) => process.stdout.write(`${pretty(name, line.trimEnd())}\n`) });
 }
 
 /** What names a run on a log line: its organization (from the workflow id), workflow id and run id. */
@@ -38,6 +47,25 @@ function temporalFields(meta: LogMetadata): Record<string, unknown> {
   };
 }
 
+/** The SDK's warnings that our role split makes true of every queue at every start. */
+const EXPECTED_WARNINGS = new Set([
+  'No workflows registered, not polling for workflow tasks',
+  'No activities registered, not polling for activity tasks',
+]);
+
+/**
+ * The SDK's own info lines about its workers ("Worker state changed", "No Nexus services
+ * registered") come once per task queue and state, a dozen at each start and stop, and drown the
+ * lines a person looks for; they go to debug. So do its two warnings that a worker has no
+ * workflows or no activities: each role's process runs only one kind by design (src/workers),
+ * so they are true of every queue at every start and warn of nothing. Its other warnings and
+ * errors, and the lines of workflow code and activities, stay as they are.
+ */
+function chatter(level: LogLevel, message: string, meta: LogMetadata | undefined): boolean {
+  if (meta?.sdkComponent !== SdkComponent.worker) return false;
+  return level === 'INFO' || (level === 'WARN' && EXPECTED_WARNINGS.has(message));
+}
+
 /**
  * Temporal's SDK logs through our pino logger, so one process writes one log format: the
  * worker's own lines, workflow code's (`log` of @temporalio/workflow) and activities'
@@ -52,7 +80,7 @@ export function temporalLogger(logger: Logger): TemporalLogger {
     ERROR: 'error',
   };
   const log = (level: LogLevel, message: string, meta?: LogMetadata): void =>
-    logger[levels[level]](meta ? temporalFields(meta) : {}, message);
+    logger[chatter(level, message, meta) ? 'debug' : levels[level]](meta ? temporalFields(meta) : {}, message);
   return {
     log,
     trace: (message, meta) => log('TRACE', message, meta),

@@ -44,7 +44,7 @@ function defaultRoles(config: Config): string[] {
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel, 'worker');
+  const logger = createLogger(config.logLevel, 'worker', config.logFormat);
   const requested = (process.argv.slice(2).join(',') || process.env.WORKER_ROLES || defaultRoles(config).join(','))
     .split(',')
     .map((role) => role.trim())

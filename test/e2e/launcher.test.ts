@@ -12,7 +12,8 @@ import { eventually } from '../support/eventually';
 /**
  * `npm start` as the README writes it, on its own data directory and ports: a launcher killed
  * with SIGKILL takes every process of its stack with it, and a start on a port some other process
- * holds refuses, saying which, instead of taking that process for its own.
+ * holds refuses, saying which, instead of taking that process for its own. Its banner comes once
+ * the stack can serve, and off a terminal its children's lines stay JSON.
  *
  * @stack own
  */
@@ -44,7 +45,8 @@ beforeAll(async () => {
     // Free ports: a fixed one could be taken by another stack on the machine.
     WORKER_METRICS_PORT: '0',
     ALLOW_INTERNAL_HOSTS: FIXTURE_HOST,
-    LOG_LEVEL: 'warn',
+    // Info: the API's and workers' own lines, which must reach a pipe as JSON.
+    LOG_LEVEL: 'info',
   };
 });
 
@@ -128,8 +130,31 @@ it.each(['npm', 'the launcher'])(
       },
       { what: `npm start to come up (see data/test-logs/${log})`, timeoutMs: 240_000, intervalMs: 200 },
     );
-    // A render, so that the browser worker's Chromium is running too.
+    // Asked once, at once: the banner promises a stack that serves now, not one that will soon.
+    const ready = await fetch(`http://127.0.0.1:${env.PORT}/ready`);
+    expect({ status: ready.status, body: await ready.json() }).toMatchObject({ status: 200 });
+    // The launcher's stdout is a pipe here: each line of the API and the workers is JSON naming its process.
+    const childLines = output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { process?: string; name?: string });
+    expect(childLines.filter((line) => typeof line.process !== 'string')).toEqual([]);
+    expect(childLines.map((line) => line.process)).toEqual(expect.arrayContaining(['api', 'worker fetch,browser']));
+    expect(output()).not.toMatch(/^\[(api|worker[^\]]*)\] \{/m);
+    expect(output()).not.toContain('\u001b[');
+    // The playground and MCP lines only for routes the API serves: no address that answers 404.
     const key = (await readFile(path.join(dataDir, 'dev-api-key'), 'utf8')).trim();
+    const banner = output().slice(output().indexOf('webloom is running'));
+    for (const [line, route] of [
+      ['Playground', '/'],
+      ['MCP', '/mcp'],
+    ] as const) {
+      const answer = await fetch(`http://127.0.0.1:${env.PORT}${route}`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect({ route, named: banner.includes(line) }).toEqual({ route, named: answer.status !== 404 });
+    }
+    // A render, so that the browser worker's Chromium is running too.
     const rendered = await fetch(`http://127.0.0.1:${env.PORT}/v1/extract/markdown`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
