@@ -90,3 +90,13 @@ export function createApiDeps(config: Config, client: Client, logger: Logger, bi
     },
   };
 }
+
+/**
+ * Stops what the dependencies keep running (the stream-slot watch, billing's sweeps, their store
+ * and Redis clients), the watch first: it asks Temporal about runs, so it must end before the
+ * caller closes its Temporal connection.
+ */
+export async function closeApiDeps(deps: Pick<ApiDeps, 'rateLimits' | 'billing'>): Promise<void> {
+  await deps.rateLimits.close();
+  await deps.billing.close();
+}

@@ -8,7 +8,7 @@ import { connectionOptions } from '../temporal/connection';
 import { serviceDataConverter } from '../temporal/payloadCodec';
 import { createApp } from './app';
 import { Store } from '../billing/store';
-import { createApiDeps } from './deps';
+import { closeApiDeps, createApiDeps } from './deps';
 import { createHttpServer } from './httpServer';
 import { drain } from './shutdown';
 
@@ -61,8 +61,7 @@ async function main(): Promise<void> {
       .then((drained) => {
         if (!drained) logger.warn('requests still open after SHUTDOWN_GRACE_MS; closing them');
         server.closeAllConnections();
-        // The stream-slot watch asks Temporal about runs: stopped first, not left to fail on a closed connection.
-        return deps.rateLimits.close().then(() => Promise.all([connection.close(), deps.billing.close()]));
+        return closeApiDeps(deps).then(() => connection.close());
       })
       .finally(() => process.exit(0));
   };

@@ -5,7 +5,7 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { ulid } from 'ulid';
 import { createApp } from '../../src/api/app';
-import { createApiDeps } from '../../src/api/deps';
+import { closeApiDeps, createApiDeps, type ApiDeps } from '../../src/api/deps';
 import { INVALID_LAST_EVENT_ID } from '../../src/events/sse';
 import type { ApiState } from '../../src/api/state';
 import { loadConfig } from '../../src/config';
@@ -38,6 +38,7 @@ let worker: Worker;
 let workerRun: Promise<void>;
 let server: Server;
 let baseA: string;
+let deps: ApiDeps | undefined;
 const check = sdkEventChecker();
 
 const otherKey = (): string => process.env.TEST_OTHER_ORG_KEY ?? '';
@@ -145,12 +146,12 @@ beforeAll(async () => {
   });
   workerRun = worker.run();
   const logger = createLogger('warn', 'api-a');
-  const deps = createApiDeps(config, client, logger);
+  deps = createApiDeps(config, client, logger);
   const app = createApp(deps, logger);
   const testRoutes = new Router<ApiState>({ prefix: '/v1' });
   testRoutes.post('/test/stream', async (ctx) => {
     const input = ctx.state.body as unknown as ScriptedEventsInput;
-    await deps.streamWorkflow(ctx, input.operation, 'scriptedEvents', { args: [input], timeout: '5m' });
+    await deps!.streamWorkflow(ctx, input.operation, 'scriptedEvents', { args: [input], timeout: '5m' });
   });
   app.use(testRoutes.routes());
   server = app.listen(0, '127.0.0.1');
@@ -163,6 +164,7 @@ afterAll(async () => {
   server?.close();
   worker?.shutdown();
   await workerRun;
+  if (deps) await closeApiDeps(deps);
   await connection?.close();
 });
 

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { createApp } from '../../src/api/app';
-import { createApiDeps } from '../../src/api/deps';
+import { closeApiDeps, createApiDeps } from '../../src/api/deps';
 import { loadConfig } from '../../src/config';
 import type { ResearchEvents } from '../../src/events/research';
 import { createLogger } from '../../src/telemetry/logger';
@@ -468,7 +468,8 @@ describe('refusals before any stream', () => {
    */
   async function refusal(changes: NodeJS.ProcessEnv, body: unknown): Promise<{ status: number; body: unknown }> {
     const logger = createLogger('warn', 'refusals');
-    const app = createApp(createApiDeps(loadConfig({ ...env, ...changes }), client, logger), logger);
+    const deps = createApiDeps(loadConfig({ ...env, ...changes }), client, logger);
+    const app = createApp(deps, logger);
     const server: Server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     try {
@@ -482,6 +483,7 @@ describe('refusals before any stream', () => {
     } finally {
       server.closeAllConnections();
       server.close();
+      await closeApiDeps(deps);
     }
   }
   const NOT_CONFIGURED = { status: 503, body: { error: 'research service is not configured' } };

@@ -4,7 +4,7 @@ import Router from '@koa/router';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createApp } from '../../src/api/app';
-import { createApiDeps } from '../../src/api/deps';
+import { closeApiDeps, createApiDeps, type ApiDeps } from '../../src/api/deps';
 import type { ApiState } from '../../src/api/state';
 import { loadConfig } from '../../src/config';
 import type { Child } from '../../src/stack/children';
@@ -35,6 +35,7 @@ let temporal: Child;
 let connection: Connection;
 let worker: Worker;
 let workerRun: Promise<void>;
+const allDeps: ApiDeps[] = [];
 const servers: Server[] = [];
 const bases: string[] = [];
 
@@ -72,6 +73,7 @@ beforeAll(async () => {
   for (const name of ['api-a', 'api-b']) {
     const logger = createLogger('warn', name);
     const deps = createApiDeps(config, client, logger);
+    allDeps.push(deps);
     const app = createApp(deps, logger);
     const testRoutes = new Router<ApiState>({ prefix: '/v1' });
     testRoutes.post('/test/stream', async (ctx) => {
@@ -93,6 +95,7 @@ afterAll(async () => {
   }
   worker?.shutdown();
   await workerRun;
+  await Promise.all(allDeps.map((deps) => closeApiDeps(deps)));
   await connection?.close();
   await temporal?.stop();
 });
