@@ -1,5 +1,4 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { embeddedStoreUrl, startEmbeddedStore } from '../../src/billing/embeddedStore';
@@ -7,11 +6,10 @@ import { Store } from '../../src/billing/store';
 import { closeBackend, limitBackend, type LimitBackend } from '../../src/limits/backend';
 import { RequestCounter } from '../../src/limits/requestCounter';
 import { streamSlots } from '../../src/limits/streamSlots';
-import { spawnChild, waitUntil } from '../../src/stack/children';
-import { freePort } from '../../src/stack/devServer';
 import { eventually } from '../support/eventually';
 import { projectRoot } from '../support/localStack';
 import { startPostgresServer } from '../support/postgresServer';
+import { startRedisServer } from '../support/redisServer';
 
 /**
  * The counts rate limits keep, on each place they can live: a PostgreSQL server, the embedded
@@ -50,30 +48,9 @@ async function embedded(): Promise<Replicas> {
   });
 }
 
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    const done = (open: boolean) => {
-      socket.destroy();
-      resolve(open);
-    };
-    socket.once('connect', () => done(true)).once('error', () => done(false));
-  });
-}
-
 async function redis(): Promise<Replicas> {
-  const port = await freePort();
-  const server = spawnChild(
-    'redis-server',
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { onLine: () => undefined },
-  );
-  await waitUntil('Redis to accept connections', server, () => accepts(port), 10_000);
-  const backends = [0, 1].map(() => limitBackend(`redis://127.0.0.1:${port}`, undefined)) as [
-    LimitBackend,
-    LimitBackend,
-  ];
+  const server = await startRedisServer();
+  const backends = [0, 1].map(() => limitBackend(server.url, undefined)) as [LimitBackend, LimitBackend];
   // Before it is connected a replica counts on its own; these tests are about the shared counts.
   await eventually(() => backends.every((backend) => backend.kind === 'redis' && backend.client.isReady), {
     what: 'both clients to be connected',

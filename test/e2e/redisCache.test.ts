@@ -1,39 +1,18 @@
-import net from 'node:net';
 import { RedisCache } from '../../src/cache/redisCache';
 import { markdownCacheKey } from '../../src/cache/resultCache';
-import { spawnChild, waitUntil, type Child } from '../../src/stack/children';
-import { freePort } from '../../src/stack/devServer';
+import { startRedisServer, type RedisServer } from '../support/redisServer';
 
 /**
  * A real Redis server on loopback, as several hosts would share it.
  *
  * @stack own
  */
-let redis: Child | undefined;
+let redis: RedisServer | undefined;
 let url: string;
 
-/** A bare TCP connection: a client that keeps reconnecting would outlive a failed start. */
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    const done = (open: boolean) => {
-      socket.destroy();
-      resolve(open);
-    };
-    socket.once('connect', () => done(true)).once('error', () => done(false));
-  });
-}
-
 beforeAll(async () => {
-  const port = await freePort();
-  redis = spawnChild(
-    'redis-server',
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { onLine: () => undefined },
-  );
-  url = `redis://127.0.0.1:${port}`;
-  await waitUntil('it accepts connections', redis, () => accepts(port), 10_000);
+  redis = await startRedisServer();
+  url = redis.url;
 });
 
 afterAll(async () => {
