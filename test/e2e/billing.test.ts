@@ -4,10 +4,9 @@ import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { spawnChild, waitUntil, type Child } from '../../src/stack/children';
 import { freePort } from '../../src/stack/devServer';
-import { serviceDataConverter } from '../../src/temporal/payloadCodec';
-import { parsePayloadKeys } from '../../src/temporal/payloadKeys';
 import { CREDITS } from '../../src/temporal/searchAttributes';
-import { apiUrls, stackSetting } from '../support/api';
+import { apiUrls } from '../support/api';
+import { testDataConverter } from '../support/payloadKeys';
 import { eventually } from '../support/eventually';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 import { FIXTURE_HOST, projectRoot } from '../support/localStack';
@@ -71,7 +70,7 @@ beforeAll(async () => {
   temporal = new Client({
     connection,
     namespace: process.env.TEST_TEMPORAL_NAMESPACE,
-    dataConverter: serviceDataConverter(parsePayloadKeys(stackSetting('PAYLOAD_KEYS')!, 'PAYLOAD_KEYS')),
+    dataConverter: testDataConverter,
   });
 }, 120_000);
 

@@ -4,9 +4,8 @@ import { promisify } from 'node:util';
 import Tabstack from '@tabstack/sdk';
 import { Client, Connection } from '@temporalio/client';
 import { Agent, fetch as fetchFrom } from 'undici';
-import { serviceDataConverter } from '../../src/temporal/payloadCodec';
-import { parsePayloadKeys } from '../../src/temporal/payloadKeys';
-import { apiUrls, stackSetting } from '../support/api';
+import { apiUrls } from '../support/api';
+import { testDataConverter } from '../support/payloadKeys';
 import { eventually } from '../support/eventually';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 import { projectRoot } from '../support/localStack';
@@ -80,7 +79,7 @@ beforeAll(async () => {
   temporal = new Client({
     connection,
     namespace: process.env.TEST_TEMPORAL_NAMESPACE,
-    dataConverter: serviceDataConverter(parsePayloadKeys(stackSetting('PAYLOAD_KEYS')!, 'PAYLOAD_KEYS')),
+    dataConverter: testDataConverter,
   });
 }, 120_000);
 
