@@ -4,6 +4,8 @@ import { apiDocument } from '../../src/api/openapi/document';
 import { ERRORS } from '../../src/errors';
 import { apiKey, apiUrl, post } from '../support/api';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
+import { tallied } from '../support/fuzzTally';
+import { recordReliability } from '../support/reliabilityRecord';
 
 /**
  * Every endpoint over real HTTP against requests made to break it (fast-check, a fixed seed;
@@ -148,19 +150,31 @@ afterAll(async () => {
 
 describe.each(operations.filter((operation) => operation.method === 'POST'))('$method $path', (operation) => {
   it('answers every malformed body with a listed status and message, and goes on serving', async () => {
-    await fc.assert(
-      fc.asyncProperty(bytes, contentType, contentEncoding, pathId, async (body, type, encoding, id) => {
-        const headers: Record<string, string> = {};
-        if (type) headers['content-type'] = type;
-        if (encoding) headers['content-encoding'] = encoding;
-        const answer = await send('POST', operation.path.replace('{requestID}', id), headers, body);
-        const message = answer.status >= 400 ? (JSON.parse(answer.body) as { error?: string }).error : undefined;
-        const listed = operation.statuses.includes(answer.status) && (message === undefined || MESSAGES.has(message));
-        return listed || Promise.reject(new Error(`answered ${answer.status} ${answer.body.slice(0, 300)}`));
-      }),
-      { seed: SEED, numRuns: RUNS },
+    const row = { fault: 'malformed request', target: `${operation.method} ${operation.path}`, seed: SEED, runs: RUNS };
+    await tallied('fuzz-e2e', row, (count) =>
+      fc.assert(
+        fc.asyncProperty(bytes, contentType, contentEncoding, pathId, async (body, type, encoding, id) => {
+          const headers: Record<string, string> = {};
+          if (type) headers['content-type'] = type;
+          if (encoding) headers['content-encoding'] = encoding;
+          const answer = await send('POST', operation.path.replace('{requestID}', id), headers, body);
+          const message = answer.status >= 400 ? (JSON.parse(answer.body) as { error?: string }).error : undefined;
+          const listed = operation.statuses.includes(answer.status) && (message === undefined || MESSAGES.has(message));
+          count(listed ? String(answer.status) : `${answer.status} unlisted`);
+          return listed || Promise.reject(new Error(`answered ${answer.status} ${answer.body.slice(0, 300)}`));
+        }),
+        { seed: SEED, numRuns: RUNS },
+      ),
     );
     const ordinary = await post('/extract/markdown', { url: pages.url('/ordinary'), effort: 'min' });
+    recordReliability('fuzz-e2e', [
+      {
+        fault: 'an ordinary request after the fuzzing',
+        target: `${operation.method} ${operation.path}`,
+        outcome: `Extract Markdown answered ${ordinary.status}`,
+        ok: ordinary.status === 200,
+      },
+    ]);
     expect(ordinary.status).toBe(200);
   }, 300_000);
 });
@@ -169,14 +183,18 @@ describe('GET /runs/{runId}/events', () => {
   const operation = operations.find((candidate) => candidate.operationId === 'runEvents')!;
 
   it('answers every id and Last-Event-ID with a listed status and message', async () => {
-    await fc.assert(
-      fc.asyncProperty(pathId, lastEventId, async (id, last) => {
-        const answer = await send('GET', `/runs/${id}/events`, last === undefined ? {} : { 'last-event-id': last });
-        const message = answer.status >= 400 ? (JSON.parse(answer.body) as { error?: string }).error : undefined;
-        const listed = operation.statuses.includes(answer.status) && (message === undefined || MESSAGES.has(message));
-        return listed || Promise.reject(new Error(`answered ${answer.status} ${answer.body.slice(0, 300)}`));
-      }),
-      { seed: SEED, numRuns: RUNS * 2 },
+    const row = { fault: 'run id and Last-Event-ID', target: 'GET /runs/{runId}/events', seed: SEED, runs: RUNS * 2 };
+    await tallied('fuzz-e2e', row, (count) =>
+      fc.assert(
+        fc.asyncProperty(pathId, lastEventId, async (id, last) => {
+          const answer = await send('GET', `/runs/${id}/events`, last === undefined ? {} : { 'last-event-id': last });
+          const message = answer.status >= 400 ? (JSON.parse(answer.body) as { error?: string }).error : undefined;
+          const listed = operation.statuses.includes(answer.status) && (message === undefined || MESSAGES.has(message));
+          count(listed ? String(answer.status) : `${answer.status} unlisted`);
+          return listed || Promise.reject(new Error(`answered ${answer.status} ${answer.body.slice(0, 300)}`));
+        }),
+        { seed: SEED, numRuns: RUNS * 2 },
+      ),
     );
   }, 300_000);
 });

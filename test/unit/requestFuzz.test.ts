@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { tallied } from '../support/fuzzTally';
 import { badRequestMessages, bodySchema, outcome, READERS, withBodies, type Schema } from '../support/requestReaders';
 
 /**
@@ -67,13 +68,21 @@ describe.each(withBodies.filter((operation) => READERS[operation.operationId]))(
       },
       { requiredKeys: [] },
     );
-    fc.assert(
-      fc.property(body, (sample) => {
-        const result = outcome(READERS[operation.operationId]!, sample as Record<string, unknown>);
-        if ('read' in result) return true;
-        return result.status === 400 && messages.includes(result.error);
-      }),
-      { seed: SEED, numRuns: RUNS },
+    const row = { fault: 'fuzzed body', target: operation.operationId, seed: SEED, runs: RUNS };
+    return tallied('fuzz-unit', row, (count) =>
+      fc.assert(
+        fc.property(body, (sample) => {
+          const result = outcome(READERS[operation.operationId]!, sample as Record<string, unknown>);
+          if ('read' in result) {
+            count('read');
+            return true;
+          }
+          const listed = result.status === 400 && messages.includes(result.error);
+          count(listed ? String(result.status) : `${result.status} unlisted`);
+          return listed;
+        }),
+        { seed: SEED, numRuns: RUNS },
+      ),
     );
   });
 });
@@ -117,12 +126,20 @@ const { schema: anySchema } = fc.letrec((tie) => ({
 it('Extract JSON reads or refuses with a listed 400 every JSON Schema, recursive and invalid ones too', () => {
   const operation = withBodies.find((candidate) => candidate.operationId === 'extractJson')!;
   const messages = badRequestMessages(operation);
-  fc.assert(
-    fc.property(anySchema, (json_schema) => {
-      const result = outcome(READERS.extractJson!, { url: 'https://example.com/', json_schema });
-      if ('read' in result) return true;
-      return result.status === 400 && messages.includes(result.error);
-    }),
-    { seed: SEED, numRuns: RUNS },
+  const row = { fault: 'fuzzed JSON Schema', target: 'extractJson', seed: SEED, runs: RUNS };
+  return tallied('fuzz-unit', row, (count) =>
+    fc.assert(
+      fc.property(anySchema, (json_schema) => {
+        const result = outcome(READERS.extractJson!, { url: 'https://example.com/', json_schema });
+        if ('read' in result) {
+          count('read');
+          return true;
+        }
+        const listed = result.status === 400 && messages.includes(result.error);
+        count(listed ? String(result.status) : `${result.status} unlisted`);
+        return listed;
+      }),
+      { seed: SEED, numRuns: RUNS },
+    ),
   );
 });

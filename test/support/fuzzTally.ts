@@ -1,0 +1,33 @@
+import { recordReliability } from './reliabilityRecord';
+
+/**
+ * Runs one fuzz property and records, whether it holds or not, how many inputs it tried and how
+ * they were answered, for docs/reliability.md. `run` calls `count` with each answer's kind
+ * (`read`, `400`, `413 unlisted`...); when the property fails, fast-check's shrinking tries more
+ * inputs and those count too.
+ */
+export async function tallied(
+  suite: string,
+  row: { fault: string; target: string; seed: number; runs: number },
+  run: (count: (answer: string) => void) => unknown,
+): Promise<void> {
+  const answers = new Map<string, number>();
+  const count = (answer: string) => answers.set(answer, (answers.get(answer) ?? 0) + 1);
+  let ok = false;
+  try {
+    await run(count);
+    ok = true;
+  } finally {
+    const sorted = [...answers].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const tried = sorted.reduce((sum, [, n]) => sum + n, 0);
+    recordReliability(suite, [
+      {
+        fault: row.fault,
+        target: row.target,
+        outcome: sorted.map(([answer, n]) => `${answer} ${n}`).join(', ') || 'nothing tried',
+        ok,
+        figures: { tried, seed: row.seed, runs: row.runs },
+      },
+    ]);
+  }
+}
