@@ -5,6 +5,7 @@ import { readSettings } from '../../src/workers/readSettings';
 import { post, type ApiResponse } from '../support/api';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 import { eventually } from '../support/eventually';
+import { recordReliability } from '../support/reliabilityRecord';
 
 /**
  * Pages built to make reading them cost without end. Whatever a page does, it costs a bounded
@@ -129,17 +130,46 @@ async function readAlongside(
   return { hostile: await hostile, ordinary };
 }
 
+/** Runs a reading's expectations and records their verdict, with its figures, for docs/reliability.md. */
+function judged(
+  fault: string,
+  effort: string,
+  { hostile: { result, ms }, ordinary }: Awaited<ReturnType<typeof readAlongside>>,
+  peakMb: number,
+  expectations: () => void,
+): void {
+  let ok = false;
+  try {
+    expectations();
+    ok = true;
+  } finally {
+    recordReliability('hostile-pages', [
+      {
+        fault,
+        target: `Extract Markdown, effort ${effort}`,
+        outcome: `${result.status}${typeof result.body.error === 'string' ? ` ${result.body.error}` : ''}`,
+        ok,
+        figures: { ms, 'ordinary max ms': Math.max(...ordinary), 'peak MB': Math.round(peakMb) },
+      },
+    ]);
+  }
+}
+
 describe('a hostile page', () => {
   it.each(['min', 'standard'])(
     'of 500,000 nested divs at effort %s fails fast with bounded memory, others served meanwhile',
     async (effort) => {
       const pids = pageWorkerPids();
       resetPeakMemory(pids);
-      const { hostile, ordinary } = await readAlongside('/deep', effort);
-      expect({ status: hostile.result.status, error: hostile.result.body.error }).toEqual(CONVERSION_FAILED);
-      expect(hostile.ms).toBeLessThan(DEEP_BOUND_MS);
-      expect(Math.max(...ordinary)).toBeLessThan(PROMPT_MS);
-      expect(peakMemoryMb(pids)).toBeLessThan(MEMORY_BOUND_MB);
+      const read = await readAlongside('/deep', effort);
+      const { hostile, ordinary } = read;
+      const peak = peakMemoryMb(pids);
+      judged('500,000 nested divs', effort, read, peak, () => {
+        expect({ status: hostile.result.status, error: hostile.result.body.error }).toEqual(CONVERSION_FAILED);
+        expect(hostile.ms).toBeLessThan(DEEP_BOUND_MS);
+        expect(Math.max(...ordinary)).toBeLessThan(PROMPT_MS);
+        expect(peak).toBeLessThan(MEMORY_BOUND_MB);
+      });
     },
     180_000,
   );
@@ -147,12 +177,16 @@ describe('a hostile page', () => {
   it('of 1 MB of unclosed script openers, once read in minutes, reads in linear time, others served meanwhile', async () => {
     const pids = pageWorkerPids();
     resetPeakMemory(pids);
-    const { hostile, ordinary } = await readAlongside('/endless', 'min');
-    expect(hostile.result.status).toBe(200);
-    expect(hostile.result.body.content).toContain('Text.');
-    expect(hostile.ms).toBeLessThan(ENDLESS_BOUND_MS);
-    expect(Math.max(...ordinary)).toBeLessThan(PROMPT_MS);
-    expect(peakMemoryMb(pids)).toBeLessThan(MEMORY_BOUND_MB);
+    const read = await readAlongside('/endless', 'min');
+    const { hostile, ordinary } = read;
+    const peak = peakMemoryMb(pids);
+    judged('1 MB of unclosed script openers', 'min', read, peak, () => {
+      expect(hostile.result.status).toBe(200);
+      expect(hostile.result.body.content).toContain('Text.');
+      expect(hostile.ms).toBeLessThan(ENDLESS_BOUND_MS);
+      expect(Math.max(...ordinary)).toBeLessThan(PROMPT_MS);
+      expect(peak).toBeLessThan(MEMORY_BOUND_MB);
+    });
   }, 180_000);
 
   it('whose reading runs past its time budget is stopped there and fails, and the next page is read', async () => {
