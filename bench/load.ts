@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { projectRoot, startStack, stopStack, type Stack } from '../test/support/localStack';
+import { recordReliability } from '../test/support/reliabilityRecord';
 import { startResearchCorpus } from '../test/support/researchCorpus';
 import { startSearchStandIn } from '../test/support/searchStandIn';
 import { sseMessages } from '../test/support/sseClient';
@@ -19,6 +20,7 @@ import { memoryLines, watchMemory, type KindPeak } from './memory';
  *    then each run's log is read again from its start and compared with what the stream carried.
  * During each part, the peak resident memory of every process of the stack, by kind.
  * `-- --short` (or BENCH_SHORT=1) is the smoke run: short levels up to 8, 20 streams for 15 s.
+ * The figures go to data/reliability/load.json too, for docs/reliability.md.
  */
 
 const SHORT = process.argv.includes('--short') || process.env.BENCH_SHORT === '1';
@@ -123,6 +125,15 @@ async function markdownRamp(stack: Stack): Promise<void> {
       const why = previous && breakdown(previous, level);
       if (why) knee = previous;
       levels.push(level);
+      recordReliability('load', [
+        {
+          fault: `concurrency ${concurrency}, held ${LEVEL_SECONDS} s`,
+          target: 'Extract Markdown',
+          outcome: `${level.ok} answered, ${level.errors} failed${why ? `; breaks down: ${why}` : ''}`,
+          ok: level.errors === 0,
+          figures: { concurrency, 'req/s': round(level.rps), 'p50 ms': round(level.p50), 'p95 ms': round(level.p95) },
+        },
+      ]);
       console.log(
         `${String(concurrency).padStart(11)} ${fmt(level.rps).padStart(8)} ${fmt(level.p50).padStart(9)} ` +
           `${fmt(level.p95).padStart(9)}  ${level.errors}${level.firstError ? ` (first: ${level.firstError.slice(0, 200)})` : ''}` +
@@ -136,8 +147,31 @@ async function markdownRamp(stack: Stack): Promise<void> {
         ? `no knee up to concurrency ${knee.concurrency} (BENCH_MAX_CONCURRENCY); figures at ${knee.concurrency}`
         : `knee: concurrency ${knee.concurrency}, ${fmt(knee.rps)} req/s, p50 ${fmt(knee.p50)} ms, p95 ${fmt(knee.p95)} ms`,
     );
+    recordReliability('load', [
+      {
+        fault: 'knee',
+        target: 'Extract Markdown',
+        outcome:
+          knee === levels.at(-1) ? `none up to concurrency ${knee.concurrency}` : `concurrency ${knee.concurrency}`,
+        ok: true,
+        figures: { concurrency: knee.concurrency, 'req/s': round(knee.rps), 'p50 ms': round(knee.p50) },
+      },
+    ]);
     for (const level of knee === levels[0] ? [knee] : [levels[0]!, knee]) {
       const bare = await activityMs(stack, level.ids.slice(-HISTORY_SAMPLE));
+      recordReliability('load', [
+        {
+          fault: `service over bare read, concurrency ${level.concurrency}`,
+          target: 'Extract Markdown',
+          outcome: `${(level.p50 / bare.activity).toFixed(2)}x`,
+          ok: true,
+          figures: {
+            'p50 ms': round(level.p50),
+            'bare read ms': round(bare.activity),
+            'download ms': round(bare.download),
+          },
+        },
+      ]);
       console.log(
         `service over bare read at concurrency ${level.concurrency}: ${fmt(level.p50)} / ${fmt(bare.activity)} ms = ` +
           `${(level.p50 / bare.activity).toFixed(2)}x  (bare read: download ${fmt(bare.download)} ms + ` +
@@ -145,6 +179,7 @@ async function markdownRamp(stack: Stack): Promise<void> {
       );
     }
     printMemory('during the Extract Markdown ramp', peaks);
+    recordMemory('peak memory during the Extract Markdown ramp', peaks);
   } finally {
     close();
   }
@@ -263,6 +298,26 @@ async function heldStreams(stack: Stack): Promise<void> {
       `p95 ${fmt(percentile(relay, 95))} ms (n=${relay.length})`,
   );
   printMemory('while the streams were held', peaks);
+  const dropped = reads.reduce((sum, read) => sum + read.missing, 0);
+  const repeated = reads.reduce((sum, read) => sum + read.repeated, 0);
+  recordReliability('load', [
+    {
+      fault: `${STREAMS} streams held open ${HOLD_SECONDS} s`,
+      target: 'Research',
+      outcome:
+        `${reads.length} streams, ${dropped} events dropped, ${repeated} repeated, ${failures.length} failed, ` +
+        `${unlike.length} unlike their log`,
+      ok: dropped === 0 && repeated === 0 && failures.length === 0 && unlike.length === 0,
+      figures: {
+        streams: reads.length,
+        events: perStream.reduce((sum, n) => sum + n, 0),
+        'fewest open': Number.isFinite(fewestOpen) ? fewestOpen : STREAMS,
+        'relay p50 ms': round(percentile(relay, 50)),
+        'relay p95 ms': round(percentile(relay, 95)),
+      },
+    },
+  ]);
+  recordMemory('peak memory while the streams were held', peaks);
 }
 
 /**
@@ -285,6 +340,24 @@ async function againstTheLog(stack: Stack, reads: StreamRead[]): Promise<string[
     }),
   );
   return unlike;
+}
+
+const round = (n: number): number => Math.round(n * 10) / 10;
+
+/** One row per process kind, largest first, as memoryLines prints them. */
+function recordMemory(when: string, peaks: Record<string, KindPeak>): void {
+  recordReliability(
+    'load',
+    Object.entries(peaks)
+      .sort(([, a], [, b]) => b.total - a.total)
+      .map(([kind, peak]) => ({
+        fault: when,
+        target: kind,
+        outcome: `${round(peak.process)} MB`,
+        ok: true,
+        figures: { 'process MB': round(peak.process), processes: peak.count, 'total MB': round(peak.total) },
+      })),
+  );
 }
 
 function printMemory(when: string, peaks: Record<string, KindPeak>): void {
