@@ -5,7 +5,7 @@ import { readSettings } from '../../src/workers/readSettings';
 import { post, type ApiResponse } from '../support/api';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 import { eventually } from '../support/eventually';
-import { recordReliability } from '../support/reliabilityRecord';
+import { judged } from '../support/reliabilityVerdicts';
 
 /**
  * Pages built to make reading them cost without end. Whatever a page does, it costs a bounded
@@ -130,29 +130,19 @@ async function readAlongside(
   return { hostile: await hostile, ordinary };
 }
 
-/** Runs a reading's expectations and records their verdict, with its figures, for docs/reliability.md. */
-function judged(
+/** A reading as a row of docs/reliability.md, for its expectations' verdict. */
+function row(
   fault: string,
   effort: string,
   { hostile: { result, ms }, ordinary }: Awaited<ReturnType<typeof readAlongside>>,
   peakMb: number,
-  expectations: () => void,
-): void {
-  let ok = false;
-  try {
-    expectations();
-    ok = true;
-  } finally {
-    recordReliability('hostile-pages', [
-      {
-        fault,
-        target: `Extract Markdown, effort ${effort}`,
-        outcome: `${result.status}${typeof result.body.error === 'string' ? ` ${result.body.error}` : ''}`,
-        ok,
-        figures: { ms, 'ordinary max ms': Math.max(...ordinary), 'peak MB': Math.round(peakMb) },
-      },
-    ]);
-  }
+) {
+  return {
+    fault,
+    target: `Extract Markdown, effort ${effort}`,
+    outcome: `${result.status}${typeof result.body.error === 'string' ? ` ${result.body.error}` : ''}`,
+    figures: { ms, 'ordinary max ms': Math.max(...ordinary), 'peak MB': Math.round(peakMb) },
+  };
 }
 
 describe('a hostile page', () => {
@@ -164,7 +154,7 @@ describe('a hostile page', () => {
       const read = await readAlongside('/deep', effort);
       const { hostile, ordinary } = read;
       const peak = peakMemoryMb(pids);
-      judged('500,000 nested divs', effort, read, peak, () => {
+      await judged('hostile-pages', row('500,000 nested divs', effort, read, peak), () => {
         expect({ status: hostile.result.status, error: hostile.result.body.error }).toEqual(CONVERSION_FAILED);
         expect(hostile.ms).toBeLessThan(DEEP_BOUND_MS);
         expect(Math.max(...ordinary)).toBeLessThan(PROMPT_MS);
@@ -180,7 +170,7 @@ describe('a hostile page', () => {
     const read = await readAlongside('/endless', 'min');
     const { hostile, ordinary } = read;
     const peak = peakMemoryMb(pids);
-    judged('1 MB of unclosed script openers', 'min', read, peak, () => {
+    await judged('hostile-pages', row('1 MB of unclosed script openers', 'min', read, peak), () => {
       expect(hostile.result.status).toBe(200);
       expect(hostile.result.body.content).toContain('Text.');
       expect(hostile.ms).toBeLessThan(ENDLESS_BOUND_MS);

@@ -4,7 +4,7 @@ import { apiDocument } from '../../src/api/openapi/document';
 import { ERRORS } from '../../src/errors';
 import { apiKey, apiUrl, post } from '../support/api';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
-import { tallied } from '../support/fuzzTally';
+import { tallied } from '../support/reliabilityVerdicts';
 import { recordReliability } from '../support/reliabilityRecord';
 
 /**

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { tallied } from '../support/fuzzTally';
+import { tallied } from '../support/reliabilityVerdicts';
 import { badRequestMessages, bodySchema, outcome, READERS, withBodies, type Schema } from '../support/requestReaders';
 
 /**

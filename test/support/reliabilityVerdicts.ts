@@ -1,8 +1,29 @@
-import { recordReliability } from './reliabilityRecord';
+import { recordReliability, type ReliabilityRow } from './reliabilityRecord';
+
+/**
+ * How a test's verdict becomes a row of docs/reliability.md: recorded whether its expectations
+ * hold or not, so that a failing run shows in the report as rows not as required, not as rows
+ * missing.
+ */
+
+/** Runs `expectations` and records `row` with their verdict; a failure is rethrown after. */
+export async function judged(
+  suite: string,
+  row: Omit<ReliabilityRow, 'ok'>,
+  expectations: () => unknown,
+): Promise<void> {
+  let ok = false;
+  try {
+    await expectations();
+    ok = true;
+  } finally {
+    recordReliability(suite, [{ ...row, ok }]);
+  }
+}
 
 /**
  * Runs one fuzz property and records, whether it holds or not, how many inputs it tried and how
- * they were answered, for docs/reliability.md. `run` calls `count` with each answer's kind
+ * they were answered. `run` calls `count` with each answer's kind
  * (`read`, `400`, `413 unlisted`...); when the property fails, fast-check's shrinking tries more
  * inputs and those count too.
  */
