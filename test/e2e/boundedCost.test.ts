@@ -4,6 +4,7 @@ import { apiUrl, apiKey, call, post } from '../support/api';
 import type { FormatReply, StandInScript } from '../support/modelStandIn';
 import { SseStream } from '../support/sseClient';
 import { eventually } from '../support/eventually';
+import { judged } from '../support/reliabilityVerdicts';
 
 /**
  * One hostile input costs its own run, not everyone's (issue #20): a `data` value, a page's
@@ -92,10 +93,13 @@ async function otherOrganizationsRender(): Promise<{ status: number; ms: number 
 test('answers 400 for data nested 6,000 deep', async () => {
   const data = `${'{"a":'.repeat(6_000)}"leaf"${'}'.repeat(6_000)}`;
   const res = await call('POST', '/automate', { raw: `{"task":"Find the price","data":${data}}` });
-  expect({ status: res.status, body: res.body }).toEqual({
-    status: 400,
-    body: { error: 'data must be nested at most 32 levels deep' },
-  });
+  const outcome = `${res.status} ${String(res.body.error)}`;
+  await judged('bounded-cost', { fault: 'data nested 6,000 deep', target: 'POST /automate', outcome }, () =>
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 400,
+      body: { error: 'data must be nested at most 32 levels deep' },
+    }),
+  );
 });
 
 test(
@@ -124,13 +128,21 @@ test(
     const other = await otherOrganizationsRender();
     const { events, ms } = await task;
 
-    expect(other.status).toBe(200);
-    expect(other.ms).toBeLessThan(30_000);
     const names = events.map((event) => event.event);
-    expect(names.at(-1)).toBe('done');
-    expect(ms).toBeLessThan(60_000);
     const outcomes = events.filter((event) => event.event === 'browser:action_completed').map((event) => event.data);
-    expect(outcomes.map((outcome) => outcome.success)).toEqual([true, true]);
+    const row = {
+      fault: '65,000-character data on a page of 150,000-character attributes',
+      target: 'Automate',
+      outcome: `ended with ${names.at(-1) ?? 'nothing'}, actions ${outcomes.map((o) => String(o.success)).join(', ')}`,
+      figures: { ms, 'other organization ms': other.ms, 'other organization status': other.status },
+    };
+    await judged('bounded-cost', row, () => {
+      expect(other.status).toBe(200);
+      expect(other.ms).toBeLessThan(30_000);
+      expect(names.at(-1)).toBe('done');
+      expect(ms).toBeLessThan(60_000);
+      expect(outcomes.map((outcome) => outcome.success)).toEqual([true, true]);
+    });
   },
   150_000,
 );
@@ -159,11 +171,19 @@ test('asks the caller about a hostile form with every word and rule of it bounde
       pageTitle: string;
       fields: Record<string, unknown>[];
     };
-    expect(request.fields.length).toBeGreaterThanOrEqual(2);
-    expect(request.pageTitle.length).toBeLessThanOrEqual(1_000);
-    const question = request.fields.find((field) => field.label === 'Question')!;
-    expect(question).toMatchObject({ description: 'a'.repeat(200) });
-    expect(Math.max(...request.fields.flatMap(strings).map((text) => text.length))).toBeLessThanOrEqual(200);
+    const longest = Math.max(...request.fields.flatMap(strings).map((text) => text.length));
+    const row = {
+      fault: 'a form of 150,000-character attributes',
+      target: 'interactive Automate, the form asked about',
+      outcome: `${request.fields.length} fields, longest text ${longest}, title ${request.pageTitle.length}`,
+    };
+    await judged('bounded-cost', row, () => {
+      expect(request.fields.length).toBeGreaterThanOrEqual(2);
+      expect(request.pageTitle.length).toBeLessThanOrEqual(1_000);
+      const question = request.fields.find((field) => field.label === 'Question')!;
+      expect(question).toMatchObject({ description: 'a'.repeat(200) });
+      expect(longest).toBeLessThanOrEqual(200);
+    });
     const cancelled = await call('POST', `/automate/${request.requestId}/input`, { json: { cancelled: true } });
     expect(cancelled.status).toBe(202);
   } finally {
