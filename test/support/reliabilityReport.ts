@@ -73,6 +73,14 @@ const KNOWN: KnownSuite[] = [
       "request served meanwhile and the page workers' peak memory. `test/e2e/hostilePages.test.ts`.",
   },
   {
+    suite: 'bounded-cost',
+    title: 'Hostile inputs to Automate',
+    about:
+      "One hostile input costs its own run, not everyone's: `data` nested thousands deep, a task on a page " +
+      'of giant attributes while another organization renders, a hostile form asked about. ' +
+      '`test/e2e/boundedCost.test.ts`.',
+  },
+  {
     suite: 'address-policy',
     title: 'Address policy',
     about:
@@ -229,8 +237,8 @@ export function renderReliabilityReport(records: ReliabilityRecord[]): string {
     '## Summary',
     '',
     summaryLine(everyRow),
-    failing.length > 0 ? `Not as required in: ${failing.map(titleOf).join(', ')}.` : 'Every row as required.',
-    notRun.length > 0 ? `Not run: ${notRun.join(', ')}.` : 'Every suite ran.',
+    failing.length > 0 ? `Not as required in: ${failing.map(titleOf).join('; ')}.` : 'Every row as required.',
+    notRun.length > 0 ? `Not run: ${notRun.join('; ')}.` : 'Every suite ran.',
     '',
     ...header(['Suite', 'Run', 'Tried', 'As required', 'Not']),
     ...all.map((suite) => {

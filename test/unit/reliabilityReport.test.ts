@@ -97,7 +97,7 @@ describe('renderReliabilityReport', () => {
     expect(report).toContain('| Request fuzzing, body readers | abc1234, 2026-11-27 12:03 UTC | 2 | 2 | 0 |');
     expect(report).toContain('| Process kills | not run |  |  |  |');
     expect(report).toMatch(
-      /^Not run: Process kills, Process kills, short version, Browser faults, Model and search engine faults, Request fuzzing, over HTTP, Hostile pages\.$/m,
+      /^Not run: Process kills; Process kills, short version; Browser faults; Model and search engine faults; Request fuzzing, over HTTP; Hostile pages; Hostile inputs to Automate\.$/m,
     );
   });
 
@@ -112,6 +112,7 @@ describe('renderReliabilityReport', () => {
       '## Request fuzzing, body readers',
       '## Request fuzzing, over HTTP',
       '## Hostile pages',
+      '## Hostile inputs to Automate',
       '## Address policy',
       '## Load',
       '## zz-new-suite',
