@@ -6,10 +6,13 @@ import { recordReliability, type ReliabilityRow } from './reliabilityRecord';
  * missing.
  */
 
-/** Runs `expectations` and records `row` with their verdict; a failure is rethrown after. */
+/**
+ * Runs `expectations` and records `row` with their verdict; a failure is rethrown after. A row
+ * given as a function is made once the expectations end, so it can tell how far they got.
+ */
 export async function judged(
   suite: string,
-  row: Omit<ReliabilityRow, 'ok'>,
+  row: Omit<ReliabilityRow, 'ok'> | (() => Omit<ReliabilityRow, 'ok'>),
   expectations: () => unknown,
 ): Promise<void> {
   let ok = false;
@@ -17,7 +20,7 @@ export async function judged(
     await expectations();
     ok = true;
   } finally {
-    recordReliability(suite, [{ ...row, ok }]);
+    recordReliability(suite, [{ ...(typeof row === 'function' ? row() : row), ok }]);
   }
 }
 
