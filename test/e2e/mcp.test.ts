@@ -7,7 +7,7 @@ import {
   type ElicitResult,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
-import { account, newOrganization } from '../support/admin';
+import { account, admin, newOrganization } from '../support/admin';
 import { decide } from '../support/agentScript';
 import { startAutomateSite, type AutomateSite } from '../support/automateSite';
 import type { FormatReply, StandInScript } from '../support/modelStandIn';
@@ -141,6 +141,16 @@ describe('the MCP endpoint', () => {
     await expect(connect('wl_live_not-a-key')).rejects.toThrow(/401|invalid or missing API key/);
   });
 
+  it("is found by the launcher's probe, and offers no stream outside a tool call", async () => {
+    // src/stack/untilServing.ts: the banner names /mcp when OPTIONS does not answer 404.
+    expect((await fetch(mcpUrl, { method: 'OPTIONS' })).status).toBe(204);
+    const get = await fetch(mcpUrl, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' } });
+    expect({ status: get.status, body: await get.json() }).toEqual({
+      status: 405,
+      body: { error: 'method not allowed' },
+    });
+  });
+
   it('answers the page tools and charges each call as /v1 charges it', async () => {
     await script({ answer: [{ content: JSON.stringify({ title: 'Volcanoes of Iceland' }), keep: true }] });
     const client = await connect(key);
@@ -192,6 +202,35 @@ describe('the MCP endpoint', () => {
     })) as CallToolResult;
     expect(refused).toMatchObject({ isError: true, structuredContent: { error: 'insufficient credits', status: 402 } });
     expect(textOf(refused)).toBe('insufficient credits');
+  });
+
+  it('counts a tool call as a /v1 request, 429 past the limit, and keeps a session to its organization', async () => {
+    const limited = await newOrganization('mcp-limited', 1000);
+    await admin('limits', 'set', limited.org, '--per-minute', '1');
+    const client = await connect(limited.key);
+    // The protocol's own messages are not counted.
+    await client.listTools();
+    await client.listTools();
+    const call = async () =>
+      ((await client.callTool({ name: 'extract_markdown', arguments: {} })) as CallToolResult).structuredContent;
+    expect(await call()).toEqual({ error: 'url is required', status: 400 });
+    expect(await call()).toEqual({ error: 'rate limit exceeded', status: 429 });
+    const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId!;
+    const asOther = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': sessionId,
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect({ status: asOther.status, body: await asOther.json() }).toEqual({
+      status: 404,
+      body: { error: 'not found' },
+    });
   });
 
   it('reports research progress as it runs and gives the report with its sources as the result', async () => {
