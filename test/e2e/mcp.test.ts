@@ -216,21 +216,28 @@ describe('the MCP endpoint', () => {
     expect(await call()).toEqual({ error: 'url is required', status: 400 });
     expect(await call()).toEqual({ error: 'rate limit exceeded', status: 429 });
     const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId!;
-    const asOther = await fetch(mcpUrl, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${key}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-session-id': sessionId,
-        'mcp-protocol-version': '2025-06-18',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
+    const listTools = (apiKey: string) =>
+      fetch(mcpUrl, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${apiKey}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': sessionId,
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+    const asOther = await listTools(key);
     expect({ status: asOther.status, body: await asOther.json() }).toEqual({
       status: 404,
       body: { error: 'not found' },
     });
+    // The support id on an answer the SDK writes, as on every answer (issue 26, section 1).
+    const asOwner = await listTools(limited.key);
+    await asOwner.body?.cancel();
+    expect(asOwner.status).toBe(200);
+    expect(asOwner.headers.get('x-trace-id')).toBe(asOwner.headers.get('x-request-id'));
   });
 
   it('reports research progress as it runs and gives the report with its sources as the result', async () => {

@@ -114,6 +114,9 @@ export function mcpRouter(deps: ApiDeps): Router<ApiState> {
     session.inFlight++;
     clearTimeout(session.idle);
     try {
+      // The SDK writes the headers, before requestLog would add the support id and before any tool
+      // call starts a run: the id of an answer given before its run is the request's.
+      ctx.set('x-trace-id', ctx.state.requestId);
       ctx.respond = false;
       const req = ctx.req as IncomingMessage & { auth?: AuthInfo };
       req.auth = authInfoOf(ctx);
