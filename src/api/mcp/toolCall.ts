@@ -178,7 +178,10 @@ export class ToolCall {
     };
     try {
       await requestRateLimit(this.deps.rateLimits)(ctx, () => this.tool.route(deps)(ctx, async () => undefined));
-      return followed ? await this.follow(followed) : answered(this.tool, ctx.body);
+      const result = followed ? await this.follow(followed) : answered(this.tool, ctx.body);
+      // The POST's own log line has no run: this one names it (the route identified it on ctx).
+      ctx.state.log.info({ tool: this.tool.name, failed: result.isError === true }, 'tool call answered');
+      return result;
     } catch (err) {
       const error = toServiceError(err);
       const log =
