@@ -2,31 +2,21 @@ import { ServerResponse } from 'node:http';
 import type { Context } from 'koa';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type {
-  CallToolResult,
-  ElicitRequestFormParams,
-  ServerNotification,
-  ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { FormDataRequest, RequestedField } from '../../events/automate';
+import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { FormDataRequest } from '../../events/automate';
 import type { RecordedEvent } from '../../events/messages';
 import type { CitedPage } from '../../events/research';
-import type { FieldValue } from '../../operations/automate';
 import type { ApiDeps } from '../deps';
 import type { FollowedRun } from '../events/streamedRuns';
 import { toServiceError } from '../middleware/errorResponses';
 import { requestRateLimit } from '../middleware/rateLimit';
 import { automateInputRoute } from '../routes/automate';
 import type { ApiState } from '../state';
+import { elicitation, fieldValues } from './formElicitation';
 import type { OperationTool } from './tools';
 
 export type ApiContext = Context & { state: ApiState };
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
-/** Page text shown to the person in a form request: a page can make it as long as it likes. */
-const MAX_SHOWN = 500;
-
-const clip = (text: string): string => (text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text);
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -92,61 +82,6 @@ function outcomeResult(final: RecordedEvent | undefined): CallToolResult {
   if (final?.event === 'complete') return 'report' in data ? reportResult(data) : taskResult(data);
   const error = isObject(data.error) ? data.error : {};
   return toolError(String(error.message ?? data.message ?? 'the run ended without a result'), 500);
-}
-
-/** A form field as an elicitation asks for it; values go back to the page as text. */
-function fieldSchema(field: RequestedField): ElicitRequestFormParams['requestedSchema']['properties'][string] {
-  const shown = {
-    title: clip(field.label || field.ref),
-    ...(field.description ? { description: clip(field.description) } : {}),
-  };
-  const options = (field.options ?? []).map(clip);
-  switch (field.fieldType) {
-    case 'checkbox':
-      return { type: 'boolean', ...shown };
-    case 'email':
-      return { type: 'string', format: 'email', ...shown };
-    case 'date':
-      return { type: 'string', format: 'date', ...shown };
-    case 'select':
-    case 'radio':
-      if (options.length > 0) return { type: 'string', enum: options, ...shown };
-      return { type: 'string', ...shown };
-    default:
-      return { type: 'string', ...shown };
-  }
-}
-
-/** The form request as an elicitation: what the page asks for, where, and what was wrong last time. */
-function elicitation(request: FormDataRequest & { fieldErrors?: Record<string, string> }): ElicitRequestFormParams {
-  const errors = Object.entries(request.fieldErrors ?? {}).map(([ref, error]) => {
-    const field = request.fields.find((candidate) => candidate.ref === ref);
-    return `- ${clip(field?.label || ref)}: ${clip(error)}`;
-  });
-  const message = [
-    clip(request.formDescription || 'The browser task asks for these form fields.'),
-    `Page: ${clip(request.pageTitle)} (${clip(request.pageUrl)})`,
-    ...(errors.length > 0 ? ['Please correct:', ...errors] : []),
-  ].join('\n');
-  return {
-    mode: 'form',
-    message,
-    requestedSchema: {
-      type: 'object',
-      properties: Object.fromEntries(request.fields.map((field) => [field.ref, fieldSchema(field)])),
-      required: request.fields.filter((field) => field.required).map((field) => field.ref),
-    },
-  };
-}
-
-/** What the form's fields were answered with, as the text the page takes. */
-function fieldValues(fields: RequestedField[], content: Record<string, unknown>): FieldValue[] {
-  return fields
-    .filter((field) => content[field.ref] !== undefined)
-    .map((field) => {
-      const value = content[field.ref];
-      return { ref: field.ref, value: Array.isArray(value) ? value.join(',') : String(value) };
-    });
 }
 
 export interface ToolSession {
