@@ -12,7 +12,11 @@ const MAX_SHOWN = 500;
 
 const clip = (text: string): string => (text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text);
 
-/** A form field as an elicitation asks for it; values go back to the page as text. */
+/**
+ * A form field as an elicitation asks for it; values go back to the page as text. A date field
+ * stays free text: it is a date, month, week, time or datetime-local input, or a text field for a
+ * birthday in the page's own format, and JSON Schema's `date` would refuse all but the first.
+ */
 function fieldSchema(field: RequestedField): ElicitRequestFormParams['requestedSchema']['properties'][string] {
   const shown = {
     title: clip(field.label || field.ref),
@@ -24,8 +28,6 @@ function fieldSchema(field: RequestedField): ElicitRequestFormParams['requestedS
       return { type: 'boolean', ...shown };
     case 'email':
       return { type: 'string', format: 'email', ...shown };
-    case 'date':
-      return { type: 'string', format: 'date', ...shown };
     case 'select':
     case 'radio':
       if (options.length > 0) return { type: 'string', enum: options, ...shown };
