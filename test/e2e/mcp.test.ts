@@ -30,6 +30,8 @@ const clients: Client[] = [];
 
 const PAGE_PATH = '/volcanoes/overview';
 const JSON_SCHEMA = { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] };
+/** An input request unanswered this long expires, and the task is told so rather than declined. */
+const INPUT_TIMEOUT_MS = 20_000;
 /** Long runs are waited on this long between two progress notifications. */
 const CALL_OPTIONS = { timeout: 60_000, resetTimeoutOnProgress: true };
 
@@ -106,7 +108,10 @@ async function automate(client: Client): Promise<{ result: CallToolResult; progr
 }
 
 beforeAll(async () => {
-  [stack, site] = await Promise.all([startResearchStack('mcp'), startAutomateSite()]);
+  [stack, site] = await Promise.all([
+    startResearchStack('mcp', { AUTOMATE_INPUT_TIMEOUT_MS: String(INPUT_TIMEOUT_MS) }),
+    startAutomateSite(),
+  ]);
   mcpUrl = new URL(`${stack.base.replace(/\/v1$/, '')}/mcp`);
   ({ org, key } = await newOrganization('mcp', 5000));
 }, 120_000);
@@ -291,8 +296,11 @@ describe('the MCP endpoint', () => {
     expect(prompts).not.toContain('M-4242');
   }, 90_000);
 
-  it('tells the task the person declined, whether they declined or their client cannot ask', async () => {
-    for (const elicit of [() => ({ action: 'decline' }) as ElicitResult, undefined]) {
+  it('tells the task the person declined, whether they declined, their client failed or cannot ask', async () => {
+    const failing: Elicit = () => {
+      throw new Error('the client could not show the form');
+    };
+    for (const elicit of [() => ({ action: 'decline' }) as ElicitResult, failing, undefined]) {
       await script(verifyScript(decide('', { action: 'abort', text: 'No member code' })));
       const { result, progress } = await automate(await connect(key, elicit));
       expect(result).toMatchObject({ isError: true, structuredContent: { success: false } });

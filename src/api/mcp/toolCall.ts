@@ -165,8 +165,8 @@ export class ToolCall {
 
   /**
    * Asks the person for the form's values through elicitation, where the client can ask; declines
-   * where it cannot, or when the person does. The answer reaches the run as POST .../input's does.
-   * An unanswered elicitation leaves the request to expire as the run's wait allows.
+   * where it cannot, fails to, or the person declines. The answer reaches the run as POST
+   * .../input's does.
    */
   private async answerForm(request: FormDataRequest & { fieldErrors?: Record<string, string> }): Promise<void> {
     const { server } = this.session;
@@ -182,7 +182,9 @@ export class ToolCall {
           body = { fields: fieldValues(request.fields, result.content) };
       } catch (err) {
         this.post.state.log.info({ err: err instanceof Error ? err.message : String(err) }, 'form request unanswered');
-        return;
+        // A call the client cancelled leaves the request to expire, as a client leaving its stream does;
+        // a client that failed to ask, or whose answer the form refuses, declines rather than keep the run waiting.
+        if (this.extra.signal.aborted) return;
       }
     }
     const ctx = callContext(this.post, body);
