@@ -245,6 +245,16 @@ describe('the MCP endpoint', () => {
     expect(asOwner.headers.get('x-trace-id')).toBe(asOwner.headers.get('x-request-id'));
   });
 
+  it('holds an organization to 32 sessions, and frees one a client ends', async () => {
+    const crowded = await newOrganization('mcp-sessions', 10);
+    const held = await Promise.all(Array.from({ length: 32 }, () => connect(crowded.key)));
+    await expect(connect(crowded.key)).rejects.toThrow(/429|rate limit exceeded/);
+    // Other organizations are not crowded out.
+    await connect(key);
+    await (held[0]!.transport as StreamableHTTPClientTransport).terminateSession();
+    await expect(connect(crowded.key)).resolves.toBeDefined();
+  });
+
   it('reports research progress as it runs and gives the report with its sources as the result', async () => {
     await script(volcanoScript());
     const client = await connect(key);
