@@ -35,7 +35,7 @@ const INPUT_TIMEOUT_MS = 20_000;
 /** Long runs are waited on this long between two progress notifications. */
 const CALL_OPTIONS = { timeout: 60_000, resetTimeoutOnProgress: true };
 
-type Elicit = (params: ElicitRequestFormParams) => ElicitResult;
+type Elicit = (params: ElicitRequestFormParams) => ElicitResult | Promise<ElicitResult>;
 
 async function connect(apiKey: string, elicit?: Elicit): Promise<Client> {
   const client = new Client(
@@ -244,6 +244,32 @@ describe('the MCP endpoint', () => {
     expect(asOwner.status).toBe(200);
     expect(asOwner.headers.get('x-trace-id')).toBe(asOwner.headers.get('x-request-id'));
   });
+
+  it("holds a stream slot for a tool's run: another run over the limit is a 429 tool error", async () => {
+    const single = await newOrganization('mcp-streams', 1000);
+    await admin('limits', 'set', single.org, '--streams', '1');
+    await script(verifyScript(decide('', { action: 'abort', text: 'No member code' })));
+    let asked!: () => void;
+    const waiting = new Promise<void>((resolve) => (asked = resolve));
+    let release!: (result: ElicitResult) => void;
+    const answer = new Promise<ElicitResult>((resolve) => (release = resolve));
+    const first = automate(
+      await connect(single.key, () => {
+        asked();
+        return answer;
+      }),
+    );
+    await waiting;
+    const second = (await (
+      await connect(single.key)
+    ).callTool({
+      name: 'research',
+      arguments: { query: 'How do the volcanoes of Iceland erupt?' },
+    })) as CallToolResult;
+    expect(second).toMatchObject({ isError: true, structuredContent: { error: 'rate limit exceeded', status: 429 } });
+    release({ action: 'decline' });
+    expect((await first).result).toMatchObject({ structuredContent: { success: false } });
+  }, 90_000);
 
   it('holds an organization to 32 sessions, and frees one a client ends', async () => {
     const crowded = await newOrganization('mcp-sessions', 10);
