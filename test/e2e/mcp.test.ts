@@ -269,6 +269,10 @@ describe('the MCP endpoint', () => {
     expect(second).toMatchObject({ isError: true, structuredContent: { error: 'rate limit exceeded', status: 429 } });
     release({ action: 'decline' });
     expect((await first).result).toMatchObject({ structuredContent: { success: false } });
+    // The automate run's charge alone: the refused research was never charged.
+    expect((await account(single.org)).ledger.filter((entry) => entry.kind === 'charge')).toEqual([
+      expect.objectContaining({ operation: 'automate', amount: -100 }),
+    ]);
   }, 90_000);
 
   it('holds an organization to 32 sessions, and frees one a client ends', async () => {
