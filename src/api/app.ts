@@ -9,6 +9,7 @@ import { httpMetrics } from './middleware/httpMetrics';
 import { jsonBody } from './middleware/jsonBody';
 import { requestRateLimit } from './middleware/rateLimit';
 import { requestLog } from './middleware/requestLog';
+import { mcpRouter } from './mcp/endpoint';
 import { apiDocument } from './openapi/document';
 import { undocumentedRoutes } from './openapi/routedDocument';
 import { automateInputRoute, automateRoute } from './routes/automate';
@@ -57,15 +58,18 @@ export function createApp(deps: ApiDeps, logger: Logger): Koa<ApiState> {
   if (undocumented.length > 0)
     throw new Error(`routes missing from the API description (src/api/openapi/): ${undocumented.join(', ')}`);
   const codec = codecRouter(deps.billing, deps.config.codec);
+  const mcp = mcpRouter(deps);
 
   app.use(operationalEndpoints({ ...deps, metricsToken: deps.config.metrics.token }));
   app.use(requestLog(logger));
-  app.use(httpMetrics(deps.metrics, [codec, open, router]));
+  app.use(httpMetrics(deps.metrics, [codec, open, router, mcp]));
   app.use(errorResponses());
-  app.use(crossOrigin(deps.config.cors, routeMethods([codec, open, router])));
+  app.use(crossOrigin(deps.config.cors, routeMethods([codec, open, router, mcp])));
   app.use(codec.routes());
   app.use(open.routes());
   app.use(bearerAuth(deps.billing, deps.rateLimits));
+  // Before the request count: a tool call counts as one /v1 request, the protocol's own messages do not.
+  app.use(mcp.routes());
   app.use(requestRateLimit(deps.rateLimits));
   app.use(jsonBody(deps.config.bodyLimitBytes));
   app.use(async (ctx, next) => {

@@ -60,19 +60,25 @@ export function createApiDeps(config: Config, client: Client, logger: Logger, bi
   const streams = createStreamedRuns(config, client, runs, logger);
   const backend = limitBackend(config.cache.redisUrl, billingStore?.pool);
   const rateLimits = new RateLimits(config.rateLimits, backend, billingStore, client, logger);
+  // A slot before the run is charged or started; held until the run ends, however its events are read.
+  const inStreamSlot = async <T>(ctx: Context, start: () => Promise<T>): Promise<T> => {
+    const slot = await rateLimits.takeStreamSlot(ctx.state.organization!);
+    let started: T;
+    try {
+      started = await start();
+    } catch (err) {
+      slot.release();
+      throw err;
+    }
+    slot.hold(ctx.state.workflowId!);
+    return started;
+  };
   return {
     ...streams,
-    // A slot before the run is charged or started; held until the run ends, however the stream does.
-    async streamWorkflow(ctx, operation, workflow, options) {
-      const slot = await rateLimits.takeStreamSlot(ctx.state.organization!);
-      try {
-        await streams.streamWorkflow(ctx, operation, workflow, options);
-      } catch (err) {
-        slot.release();
-        throw err;
-      }
-      slot.hold(ctx.state.workflowId!);
-    },
+    streamWorkflow: (ctx, operation, workflow, options) =>
+      inStreamSlot(ctx, () => streams.streamWorkflow(ctx, operation, workflow, options)),
+    followWorkflow: (ctx, operation, workflow, options) =>
+      inStreamSlot(ctx, () => streams.followWorkflow(ctx, operation, workflow, options)),
     rateLimits,
     config,
     client,

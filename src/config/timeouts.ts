@@ -51,6 +51,12 @@ export const STREAM_SLOT_CHECK_MS = 2000;
 /** The `Retry-After` of a 429 for an organization with all its stream slots taken: when slots are looked at again. */
 export const STREAM_SLOT_RETRY_AFTER_S = 2;
 
+/**
+ * How long an MCP session (src/api/mcp) is kept with no request in flight: a client that went
+ * away without DELETE frees its place after it. A person answering a form is a request in flight.
+ */
+export const MCP_SESSION_IDLE_MS = 10 * 60_000;
+
 /** Room an attempt needs beyond its own limits: waiting for a conversion thread, the reply. */
 const ATTEMPT_SLACK_MS = 15_000;
 

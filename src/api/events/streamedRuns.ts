@@ -10,10 +10,18 @@ import type { Logger } from '../../telemetry/logger';
 import type { RunOptions, RunStarter } from '../runStarter';
 import { INVALID_LAST_EVENT_ID } from '../../events/sse';
 import { identify, type ApiState } from '../state';
-import { EventRelay } from './eventRelay';
+import { EventRelay, type Subscription } from './eventRelay';
 import { streamEvents } from './eventStream';
 
 type ApiContext = Context & { state: ApiState };
+
+/** A started run whose events its caller reads itself. */
+export interface FollowedRun {
+  workflowId: string;
+  /** The id to read its stream again at `GET /runs/{runId}/events`. */
+  runId: string;
+  events: Subscription;
+}
 
 export interface StreamedRuns {
   /**
@@ -27,6 +35,16 @@ export interface StreamedRuns {
     workflow: W | string,
     options: RunOptions<W>,
   ): Promise<void>;
+  /**
+   * Starts the workflow as `streamWorkflow` does, and hands its events to the caller instead of
+   * answering with them: the MCP endpoint relays them as its own messages. The caller closes them.
+   */
+  followWorkflow<W extends Workflow>(
+    ctx: ApiContext,
+    operation: StreamedOperationName,
+    workflow: W | string,
+    options: RunOptions<W>,
+  ): Promise<FollowedRun>;
   /**
    * Answers with the events after `after` of a run the caller's organization started, then the live
    * ones; 404 for any other.
@@ -52,6 +70,13 @@ export function createStreamedRuns(config: Config, client: Client, runs: RunStar
         { workflowId, operation: streamedOperation(operation), after: 0 },
         config.stream.heartbeatMs,
       );
+    },
+
+    async followWorkflow(ctx, operation, workflow, options) {
+      const { workflowId, id } = await runs.start(ctx, operation, workflow, options);
+      const runId = runIdOf(operation, id);
+      ctx.set('x-run-id', runId);
+      return { workflowId, runId, events: relay.subscribe(workflowId, streamedOperation(operation), 0) };
     },
 
     async resumeRun(ctx, runId, after) {

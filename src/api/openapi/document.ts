@@ -340,7 +340,8 @@ function buildDocument(): ApiDocument {
         'against this base URL. Every request carries an API key as a bearer token. Errors are ' +
         '`{"error": "<message>"}`. In request bodies, `null` for an optional field is the same as leaving it ' +
         'out. The Temporal codec endpoint (`/codec`) serves the Temporal Web UI and CLI and is not part of ' +
-        'this API.',
+        'this API. The same operations are served to AI assistants as MCP tools at `/mcp` (Model Context ' +
+        'Protocol, Streamable HTTP), with the same keys, credits and limits; see the README.',
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     servers: [{ url: '/v1', description: 'This server.' }],
