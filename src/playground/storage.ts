@@ -1,0 +1,72 @@
+import type { OperationId } from './operations';
+import type { RunEvent } from './timeline';
+
+const KEY_ITEM = 'webloom.playground.apiKey';
+const RUN_ITEM = 'webloom.playground.run';
+
+/**
+ * The API key, in this browser only: for this tab's session unless the person asks to be
+ * remembered on this device. It never goes into an address; it travels only as the bearer header.
+ */
+export const apiKeyStore = {
+  load(): { key: string; remembered: boolean } {
+    const remembered = localStorage.getItem(KEY_ITEM);
+    if (remembered) return { key: remembered, remembered: true };
+    return { key: sessionStorage.getItem(KEY_ITEM) ?? '', remembered: false };
+  },
+  save(key: string, remember: boolean): void {
+    const [keep, drop] = remember ? [localStorage, sessionStorage] : [sessionStorage, localStorage];
+    drop.removeItem(KEY_ITEM);
+    if (key) keep.setItem(KEY_ITEM, key);
+    else keep.removeItem(KEY_ITEM);
+  },
+};
+
+/** A streamed run this tab follows, kept so a reload picks it up where it was. */
+export interface StoredRun {
+  operation: OperationId;
+  runId: string;
+  workflowId?: string;
+  traceId?: string;
+  /** The events seen, screenshots left out (they are the bulk; a reload shows later ones). */
+  events: RunEvent[];
+  /** Input requests already answered here. */
+  answered: string[];
+  finished: boolean;
+}
+
+/** Events kept at most; past that a reload reads the run again from its start. */
+const MAX_KEPT_EVENTS = 1000;
+
+export const runStore = {
+  load(): StoredRun | undefined {
+    try {
+      const stored = JSON.parse(sessionStorage.getItem(RUN_ITEM) ?? 'null') as StoredRun | null;
+      return stored && typeof stored.runId === 'string' && Array.isArray(stored.events) ? stored : undefined;
+    } catch {
+      return undefined;
+    }
+  },
+  /**
+   * Keeps the run; when its events do not fit (a full storage quota), keeps it without them, and a
+   * reload then reads every event again instead of resuming after the last one.
+   */
+  save(run: StoredRun): void {
+    const events = run.events.length > MAX_KEPT_EVENTS ? [] : run.events.map(withoutImage);
+    try {
+      sessionStorage.setItem(RUN_ITEM, JSON.stringify({ ...run, events }));
+    } catch {
+      sessionStorage.setItem(RUN_ITEM, JSON.stringify({ ...run, events: [] }));
+    }
+  },
+  clear(): void {
+    sessionStorage.removeItem(RUN_ITEM);
+  },
+};
+
+function withoutImage(event: RunEvent): RunEvent {
+  if (!('image' in event.data)) return event;
+  const data = { ...event.data };
+  delete data.image;
+  return { ...event, data };
+}
