@@ -99,6 +99,8 @@ function showRunMeta(response: Response, runId?: string): void {
 interface FieldControl {
   spec: FieldSpec;
   read(): { value: FieldValue } | { error: string };
+  /** Shows a value the body had, as after a reload. */
+  write(value: unknown): void;
   focus(): void;
 }
 
@@ -119,6 +121,7 @@ function fieldRow(spec: FieldSpec): [HTMLElement, FieldControl] {
   const hint = spec.hint ? note('hint', spec.hint, 'hint') : undefined;
   let control: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
   let read: FieldControl['read'];
+  let write: FieldControl['write'] = (value) => (control.value = String(value));
   let status: HTMLElement | undefined;
   switch (spec.kind) {
     case 'select': {
@@ -135,6 +138,7 @@ function fieldRow(spec: FieldSpec): [HTMLElement, FieldControl] {
       box.type = 'checkbox';
       control = box;
       read = () => ({ value: box.checked });
+      write = (value) => (box.checked = value === true);
       break;
     }
     case 'number': {
@@ -154,6 +158,10 @@ function fieldRow(spec: FieldSpec): [HTMLElement, FieldControl] {
       area.spellcheck = false;
       area.value = spec.initial ?? '';
       control = area;
+      write = (value) => {
+        area.value = JSON.stringify(value, null, 2);
+        area.dispatchEvent(new Event('input'));
+      };
       status = note('check', '', 'check');
       status.setAttribute('aria-live', 'polite');
       const shown = status;
@@ -203,6 +211,7 @@ function fieldRow(spec: FieldSpec): [HTMLElement, FieldControl] {
       if (spec.kind === 'url') input.inputMode = 'url';
       input.autocomplete = 'off';
       control = input;
+      if (spec.kind === 'list') write = (value) => (input.value = Array.isArray(value) ? value.join(', ') : '');
       read =
         spec.kind === 'list'
           ? () => {
@@ -227,7 +236,7 @@ function fieldRow(spec: FieldSpec): [HTMLElement, FieldControl] {
   }
   if (hint) row.append(hint);
   if (status) row.append(status);
-  return [row, { spec, read, focus: () => control.focus() }];
+  return [row, { spec, read, write, focus: () => control.focus() }];
 }
 
 function selectedOperation(): OperationSpec {
@@ -245,6 +254,15 @@ function showFields(op: OperationSpec): void {
   byId('operation-summary').textContent = op.summary;
   byId('fields').replaceChildren(...rows);
   byId('form-errors').replaceChildren();
+}
+
+/** Puts a request's body back into the fields, as a reload found it. */
+function fillForm(body: Record<string, unknown>): void {
+  for (const control of controls) {
+    const [outer, inner] = control.spec.name.split('.');
+    const value = inner ? (body[outer!] as Record<string, unknown> | undefined)?.[inner] : body[outer!];
+    if (value !== undefined) control.write(value);
+  }
 }
 
 function readForm(): { body: Record<string, unknown> } | undefined {
@@ -316,6 +334,7 @@ async function runOperation(op: OperationSpec, body: Record<string, unknown>): P
   }
   const run: StoredRun = {
     operation: op.id,
+    body,
     runId: runId ?? '',
     workflowId: response.headers.get('x-workflow-id') ?? undefined,
     traceId: response.headers.get('x-trace-id') ?? undefined,
@@ -555,6 +574,7 @@ function resumeStoredRun(): void {
   if (!stored || !op || stored.finished) return;
   document.querySelector<HTMLInputElement>(`#op-${op.id}`)!.checked = true;
   showFields(op);
+  fillForm(stored.body);
   const controller = new AbortController();
   current = controller;
   announce(`${op.title}: reconnecting to run ${stored.runId}…`);

@@ -25,6 +25,8 @@ export const apiKeyStore = {
 /** A streamed run this tab follows, kept so a reload picks it up where it was. */
 export interface StoredRun {
   operation: OperationId;
+  /** What was asked, to show in the form again. */
+  body: Record<string, unknown>;
   runId: string;
   workflowId?: string;
   traceId?: string;
@@ -42,7 +44,9 @@ export const runStore = {
   load(): StoredRun | undefined {
     try {
       const stored = JSON.parse(sessionStorage.getItem(RUN_ITEM) ?? 'null') as StoredRun | null;
-      return stored && typeof stored.runId === 'string' && Array.isArray(stored.events) ? stored : undefined;
+      const valid =
+        stored && typeof stored.runId === 'string' && Array.isArray(stored.events) && typeof stored.body === 'object';
+      return valid ? stored : undefined;
     } catch {
       return undefined;
     }

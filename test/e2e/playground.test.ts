@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import type Axe from 'axe-core';
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
 import { PLAYGROUND_CSP } from '../../src/api/routes/playground';
 import { loadConfig } from '../../src/config';
@@ -59,14 +60,20 @@ afterAll(async () => {
   await Promise.all([stack?.close(), site?.close(), pages?.close()]);
 });
 
-/** A fresh browser profile on the playground; what the page logged as an error is collected. */
-async function open(viewport = { width: 1280, height: 900 }): Promise<{
+/**
+ * A fresh browser profile on the playground; what the page logged as an error is collected. With
+ * `audited`, the page's CSP is not enforced, so that axe-core can be put into it.
+ */
+async function open(
+  viewport = { width: 1280, height: 900 },
+  audited = false,
+): Promise<{
   context: BrowserContext;
   page: Page;
   problems: string[];
   requests: Request[];
 }> {
-  const context = await browser.newContext({ viewport });
+  const context = await browser.newContext({ viewport, bypassCSP: audited });
   const page = await context.newPage();
   const problems: string[] = [];
   const requests: Request[] = [];
@@ -78,6 +85,19 @@ async function open(viewport = { width: 1280, height: 900 }): Promise<{
   await page.goto(`${root}/`);
   await page.getByRole('radio', { name: 'Extract Markdown' }).waitFor();
   return { context, page, problems, requests };
+}
+
+/** axe-core's WCAG 2.1 A and AA findings (labels, contrast, roles, names) on the page as it stands. */
+async function accessibilityProblems(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+  const results = await page.evaluate(() =>
+    (window as unknown as { axe: typeof Axe }).axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    }),
+  );
+  return results.violations.map(
+    (violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+  );
 }
 
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
@@ -198,9 +218,10 @@ test('Extract JSON and Generate JSON: the schema editor refuses what the API wou
   await context.close();
 }, 60_000);
 
-test('Research: the timeline by phase as events arrive, the report with its citations linked to their sources', async () => {
-  const { context, page, problems } = await open();
+test('Research: the timeline by phase as events arrive, the report with its citations linked to their sources; no accessibility finding', async () => {
+  const { context, page, problems } = await open(undefined, true);
   await useKey(page);
+  expect(await accessibilityProblems(page)).toEqual([]);
   await script(volcanoScript());
   await page.getByRole('radio', { name: 'Research' }).check();
   await page.getByLabel('Question (required)').fill('How do the volcanoes of Iceland erupt?');
@@ -224,6 +245,7 @@ test('Research: the timeline by phase as events arrive, the report with its cita
   await expect(report.locator('ol.sources a').count()).resolves.toBe(2);
   await expect(page.locator('#status').textContent()).resolves.toBe('Research finished.');
   await shot(page, '07-research');
+  expect(await accessibilityProblems(page)).toEqual([]);
   expect(problems).toEqual([]);
   await context.close();
 }, 60_000);
@@ -248,7 +270,7 @@ test('Automate, interactive: reloaded mid-run it resumes after its last event; t
       { ...decide('Order confirmed', { action: 'done', text: 'Ordered **WL-1001**' }), keep: true },
     ],
   });
-  const { context, page, problems, requests } = await open();
+  const { context, page, problems, requests } = await open(undefined, true);
   await useKey(page);
   await page.getByRole('radio', { name: 'Automate' }).check();
   await page.getByLabel('Task (required)').fill('Buy the Aurora headphones');
@@ -271,7 +293,10 @@ test('Automate, interactive: reloaded mid-run it resumes after its last event; t
   await form.waitFor();
   expect(await page.locator('.timeline li').count()).toBeGreaterThanOrEqual(seenBefore);
   await expect(page.getByRole('radio', { name: 'Automate' }).isChecked()).resolves.toBe(true);
+  await expect(page.getByLabel('Task (required)').inputValue()).resolves.toBe('Buy the Aurora headphones');
+  await expect(page.getByLabel('Interactive: ask me for form data').isChecked()).resolves.toBe(true);
   await shot(page, '09-automate-after-reload');
+  expect(await accessibilityProblems(page)).toEqual([]);
 
   // Whatever else the agent asks of the checkout, besides the card, is answered too.
   const answers: Record<string, string> = {
@@ -316,12 +341,13 @@ test('Automate, interactive: reloaded mid-run it resumes after its last event; t
     new RegExp(`^${WEB_UI}/namespaces/default/workflows/${encodeURIComponent(workflowId!)}/[0-9a-f-]{36}/history$`),
   );
   await shot(page, '10-automate-done');
+  expect(await accessibilityProblems(page)).toEqual([]);
   expect(problems).toEqual([]);
   await context.close();
 }, 90_000);
 
-test("On a phone's width: one column, nothing wider than the screen", async () => {
-  const { context, page, problems } = await open({ width: 390, height: 844 });
+test("On a phone's width: one column, nothing wider than the screen, no accessibility finding", async () => {
+  const { context, page, problems } = await open({ width: 390, height: 844 }, true);
   await useKey(page);
   await page.getByLabel('Page URL (required)').fill(pages.url('/lamps'));
   await page.getByRole('button', { name: 'Run' }).click();
@@ -334,6 +360,7 @@ test("On a phone's width: one column, nothing wider than the screen", async () =
   expect(result!.y).toBeGreaterThan(request!.y);
   expect(result!.x).toBe(request!.x);
   await shot(page, '11-phone');
+  expect(await accessibilityProblems(page)).toEqual([]);
   expect(problems).toEqual([]);
   await context.close();
 }, 60_000);
