@@ -1,6 +1,6 @@
 // `npm run build`, after tsc: the playground page (src/api/routes/playground.ts serves it) as one
 // script and one style sheet in dist/src/playground. esbuild bundles because the page uses
-// libraries (marked, DOMPurify, Ajv's runtime) that ship as packages a browser cannot load by name.
+// libraries (markdown-it, Ajv's runtime) that ship as packages a browser cannot load by name.
 import { copyFile, mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';

@@ -1,8 +1,4 @@
-import DOMPurify from 'dompurify';
-import { marked } from 'marked';
-
-/** Elements a page's Markdown may not bring into the playground, besides what DOMPurify drops. */
-const FORBIDDEN_TAGS = ['style', 'form', 'input', 'button', 'select', 'textarea', 'svg', 'math', 'video', 'audio'];
+import { markdownToHtml } from './markdown';
 
 /** Shorthand for a new element with its class and text. */
 export function el<K extends keyof HTMLElementTagNameMap>(
@@ -38,15 +34,14 @@ export function externalLink(href: string, text: string): HTMLAnchorElement {
 }
 
 /**
- * Markdown from a page or a model, as sanitized HTML: links go out as `externalLink` does (or lose
- * their address when it is not http), and images become links to them, since the page loads none.
+ * Markdown from a page or a model, as HTML (src/playground/markdown.ts makes only Markdown's own
+ * elements): links go out as `externalLink` does (or lose their address when it is not http), and
+ * images become links to them, since the page loads none.
  */
 export function renderMarkdown(markdown: string): HTMLElement {
-  const html = marked.parse(markdown, { async: false, gfm: true });
-  const clean = DOMPurify.sanitize(html, { FORBID_TAGS: FORBIDDEN_TAGS, FORBID_ATTR: ['style', 'class', 'id'] });
   // A template's content is inert: its images are not fetched while they are turned into links.
   const template = document.createElement('template');
-  template.innerHTML = clean;
+  template.innerHTML = markdownToHtml(markdown);
   const article = el('div', { className: 'markdown' });
   for (const image of Array.from(template.content.querySelectorAll('img'))) {
     const href = safeHref(image.getAttribute('src'));
