@@ -30,7 +30,7 @@ export interface StoredRun {
   runId: string;
   workflowId?: string;
   traceId?: string;
-  /** The events seen, screenshots left out (they are the bulk; a reload shows later ones). */
+  /** The events seen; only the latest screenshots keep their image (see SCREENSHOT_BUDGET_CHARS). */
   events: RunEvent[];
   /** Input requests already answered here. */
   answered: string[];
@@ -39,6 +39,11 @@ export interface StoredRun {
 
 /** Events kept at most; past that a reload reads the run again from its start. */
 const MAX_KEPT_EVENTS = 1000;
+/**
+ * The base64 of the screenshots kept, newest first; older ones lose their image. A tab's storage
+ * holds about 5 MB, and the events themselves need room too.
+ */
+const SCREENSHOT_BUDGET_CHARS = 1_500_000;
 
 export const runStore = {
   load(): StoredRun | undefined {
@@ -56,7 +61,7 @@ export const runStore = {
    * reload then reads every event again instead of resuming after the last one.
    */
   save(run: StoredRun): void {
-    const events = run.events.length > MAX_KEPT_EVENTS ? [] : run.events.map(withoutImage);
+    const events = run.events.length > MAX_KEPT_EVENTS ? [] : withLatestImages(run.events);
     try {
       sessionStorage.setItem(RUN_ITEM, JSON.stringify({ ...run, events }));
     } catch {
@@ -68,9 +73,20 @@ export const runStore = {
   },
 };
 
-function withoutImage(event: RunEvent): RunEvent {
-  if (!('image' in event.data)) return event;
-  const data = { ...event.data };
-  delete data.image;
-  return { ...event, data };
+function withLatestImages(events: RunEvent[]): RunEvent[] {
+  let budget = SCREENSHOT_BUDGET_CHARS;
+  const kept = [...events];
+  for (let index = kept.length - 1; index >= 0; index--) {
+    const event = kept[index]!;
+    const image = event.data.image;
+    if (image === undefined) continue;
+    if (typeof image === 'string' && image.length <= budget) {
+      budget -= image.length;
+      continue;
+    }
+    const data = { ...event.data };
+    delete data.image;
+    kept[index] = { ...event, data };
+  }
+  return kept;
 }

@@ -283,6 +283,8 @@ test('Automate, interactive: reloaded mid-run it resumes after its last event; t
   await form.waitFor({ timeout: 45_000 });
   await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('The agent asks for input');
   const seenBefore = await page.locator('.timeline li').count();
+  const shotsBefore = await page.locator('img.screenshot').count();
+  expect(shotsBefore).toBeGreaterThan(0);
   await shot(page, '08-automate-input-request');
 
   // A reload mid-run: the page shows what it had and reads on after the last event it saw.
@@ -292,6 +294,7 @@ test('Automate, interactive: reloaded mid-run it resumes after its last event; t
   expect(lastEventId).toBeGreaterThan(0);
   await form.waitFor();
   expect(await page.locator('.timeline li').count()).toBeGreaterThanOrEqual(seenBefore);
+  expect(await page.locator('img.screenshot').count()).toBeGreaterThanOrEqual(shotsBefore);
   await expect(page.getByRole('radio', { name: 'Automate' }).isChecked()).resolves.toBe(true);
   await expect(page.getByLabel('Task (required)').inputValue()).resolves.toBe('Buy the Aurora headphones');
   await expect(page.getByLabel('Interactive: ask me for form data').isChecked()).resolves.toBe(true);
