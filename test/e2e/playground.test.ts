@@ -250,6 +250,34 @@ test('Research: the timeline by phase as events arrive, the report with its cita
   await context.close();
 }, 60_000);
 
+test('Research: a stream that breaks off is read on after its last event, each event shown once', async () => {
+  await script(volcanoScript());
+  const { context, page, problems } = await open();
+  await useKey(page);
+  // The run's own stream, cut after its third event as a dropped connection would cut it.
+  let whole = '';
+  await page.route('**/v1/research', async (route) => {
+    const response = await route.fetch();
+    whole = await response.text();
+    const cut = whole.split('\n\n').slice(0, 3).join('\n\n') + '\n\n';
+    await route.fulfill({ response, body: cut });
+  });
+  await page.getByRole('radio', { name: 'Research' }).check();
+  await page.getByLabel('Question (required)').fill('How do the volcanoes of Iceland erupt?');
+  await page.getByLabel('Mode', { exact: true }).selectOption('fast');
+  const resumed = page.waitForRequest((request) => /\/v1\/runs\/research-[^/]+\/events$/.test(request.url()));
+  await page.getByRole('button', { name: 'Run' }).click();
+  expect((await resumed).headers()['last-event-id']).toBe('3');
+  await page.locator('.report').waitFor({ timeout: 45_000 });
+  const sent = [...whole.matchAll(/^event: (.+)$/gm)].map((match) => match[1]);
+  const shown = await page
+    .locator('.timeline li')
+    .evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.event));
+  expect(shown.sort()).toEqual(sent.sort());
+  expect(problems).toEqual([]);
+  await context.close();
+}, 60_000);
+
 test('Automate, interactive: reloaded mid-run it resumes after its last event; the request answered through the generated form', async () => {
   const ref = (role: string, name: string) => `{{ref:${role} "${name}"}}`;
   await script({
