@@ -244,7 +244,18 @@ function selectedOperation(): OperationSpec {
   return operationById(checked?.value ?? '') ?? OPERATIONS[0]!;
 }
 
+type FormControl = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
+
+/** What a field holds as typed: the same field of the next operation starts with it. */
+const typed = (control: FormControl) =>
+  control instanceof HTMLInputElement && control.type === 'checkbox' ? control.checked : control.value;
+
 function showFields(op: OperationSpec): void {
+  const fields = byId('fields');
+  const before = new Map<string, string | boolean>();
+  fields.querySelectorAll<FormControl>('input, select, textarea').forEach((control) => {
+    before.set(`${control.name}|${control.type}`, typed(control));
+  });
   const rows: HTMLElement[] = [];
   controls = op.fields.map((spec) => {
     const [row, control] = fieldRow(spec);
@@ -252,8 +263,15 @@ function showFields(op: OperationSpec): void {
     return control;
   });
   byId('operation-summary').textContent = op.summary;
-  byId('fields').replaceChildren(...rows);
+  fields.replaceChildren(...rows);
   byId('form-errors').replaceChildren();
+  fields.querySelectorAll<FormControl>('input, select, textarea').forEach((control) => {
+    const value = before.get(`${control.name}|${control.type}`);
+    if (value === undefined) return;
+    if (typeof value === 'boolean') (control as HTMLInputElement).checked = value;
+    else control.value = value;
+    control.dispatchEvent(new Event('input'));
+  });
 }
 
 /** Puts a request's body back into the fields, as a reload found it. */

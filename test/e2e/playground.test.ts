@@ -203,8 +203,10 @@ test('Extract JSON and Generate JSON: the schema editor refuses what the API wou
   await expect(json.textContent()).resolves.toBe(JSON.stringify({ name: 'Harbour Lamp', price: 12 }, null, 2));
   await shot(page, '05-extract-json');
 
+  // Switching operations keeps what the fields they share hold.
   await page.getByRole('radio', { name: 'Generate JSON' }).check();
-  await page.getByLabel('Page URL (required)').fill(pages.url('/lamps'));
+  await expect(page.getByLabel('Page URL (required)').inputValue()).resolves.toBe(pages.url('/lamps'));
+  await expect(page.getByLabel('JSON schema (required)').inputValue()).resolves.toBe(JSON.stringify(schema, null, 2));
   await page
     .getByLabel('JSON schema (required)')
     .fill(JSON.stringify({ type: 'object', properties: { cheapest: { type: 'string' } } }));
