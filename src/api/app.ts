@@ -17,6 +17,7 @@ import { codecRouter } from './routes/codec';
 import { extractMarkdownRoute } from './routes/extractMarkdown';
 import { openApiRoute } from './routes/openApi';
 import { operationalEndpoints } from './routes/operational';
+import { playgroundRoutes } from './routes/playground';
 import { researchRoute } from './routes/research';
 import { runEventsRoute } from './routes/runEvents';
 import { structuredJsonRoute } from './routes/structuredJson';
@@ -64,6 +65,7 @@ export function createApp(deps: ApiDeps, logger: Logger): Koa<ApiState> {
   app.use(requestLog(logger));
   app.use(httpMetrics(deps.metrics, [codec, open, router, mcp]));
   app.use(errorResponses());
+  app.use(playgroundRoutes(deps.config));
   app.use(crossOrigin(deps.config.cors, routeMethods([codec, open, router, mcp])));
   app.use(codec.routes());
   app.use(open.routes());

@@ -183,6 +183,7 @@ export function loadConfig(env: Env = process.env): Config {
       temporalCliPath: readOptional(env, 'TEMPORAL_CLI_PATH'),
       postgresBinDir: readOptional(env, 'POSTGRES_BIN_DIR'),
     },
+    temporalUiUrl: readHttpUrl(env, 'TEMPORAL_UI_URL'),
   };
   checkTimeouts(config);
   return config;

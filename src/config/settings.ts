@@ -230,4 +230,9 @@ export interface Config {
   dataDir: string;
   workers: { workflowConcurrency: number; fetchConcurrency: number; modelConcurrency: number };
   embedded: { temporalPort: number; temporalUiPort: number; temporalCliPath?: string; postgresBinDir?: string };
+  /**
+   * The Temporal Web UI's address as a person's browser reaches it, for the playground's links to
+   * a run; unset, the playground shows none rather than guess one that may not be there.
+   */
+  temporalUiUrl?: string;
 }

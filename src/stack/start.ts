@@ -32,6 +32,8 @@ async function startStack(config: Config, supervisor: Supervisor): Promise<void>
   // The Web UI's way into /codec: it cannot send a key, so its endpoint carries this secret.
   env.CODEC_SECRET = config.codec.secret ?? (await keptSecret(config.dataDir, 'codec-secret', 'wl_codec_'));
   if (!config.codec.keys) env[PAYLOAD_KEYS_VARIABLE] = await keptPayloadKeys(config.dataDir);
+  // The playground links each run to the Web UI this launcher starts.
+  env.TEMPORAL_UI_URL = config.temporalUiUrl ?? `http://localhost:${config.embedded.temporalUiPort}`;
   env.TEMPORAL_ADDRESS = `127.0.0.1:${config.embedded.temporalPort}`;
   // Organizations, keys and credits: the embedded store unless DATABASE_URL names a PostgreSQL.
   const storeDir = path.join(config.dataDir, 'store');

@@ -41,6 +41,8 @@ async function run(config: Config, supervisor: Supervisor): Promise<void> {
   }
   const codecSecret = config.codec.secret ?? (await keptSecret(config.dataDir, 'codec-secret', 'wl_codec_'));
   appEnv.CODEC_SECRET = codecSecret;
+  // The playground links each run to the Web UI this launcher starts.
+  appEnv.TEMPORAL_UI_URL = config.temporalUiUrl ?? `http://localhost:${config.embedded.temporalUiPort}`;
   const clusterDir = path.join(config.dataDir, 'cluster');
   const cluster = await startCluster({
     dataDir: clusterDir,
