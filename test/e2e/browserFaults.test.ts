@@ -232,6 +232,18 @@ const FAULTS: FaultRow[] = [
     replaced: false,
   },
   {
+    fault: 'browser stopped (SIGSTOP)',
+    // The page does not answer the look after the first wait; the second outlasts the browser's time to answer.
+    steps: [waitFirst, { action: 'wait', seconds: 15 }],
+    when: 'agent:waiting',
+    inject: () =>
+      stackChromium().browsers.forEach((pid) => {
+        stopped.add(pid);
+        signal(pid, 'SIGSTOP');
+      }),
+    replaced: true,
+  },
+  {
     fault: 'page holds its main thread',
     steps: [{ action: 'click', ref: '{{ref:button "Freeze"}}' }],
     when: 'browser:action_completed',
