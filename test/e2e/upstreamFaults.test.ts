@@ -130,6 +130,9 @@ const ROWS: Row[] = [
     modelRow('Research', 'research_plan', name, reply, false, RESEARCH_FAILED),
   ),
   modelRow('Research', 'research_answer', '500', MODEL_FAULTS['500']!, false, RESEARCH_FAILED),
+  modelRow('Research', 'page_analysis', '500', MODEL_FAULTS['500']!, false, RESEARCH_FAILED, (marker) =>
+    researchBody(marker, 'balanced'),
+  ),
   searchRow('500 once', { status: 500, times: 1 }, { complete: true }),
   searchRow('no answer within its time limit', { delayMs: 3 * SEARCH_TIMEOUT_MS }, { error: 'search_failed' }),
   searchRow('garbage instead of JSON', { raw: '<html>oops' }, { error: 'search_failed' }),
