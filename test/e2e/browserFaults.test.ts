@@ -43,6 +43,8 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const pid of stopped) signal(pid, 'SIGCONT');
   recordReliability('browser-faults', rows);
+  // The stand-in is shared: the next file must not inherit this one's answers.
+  await fetch(`${process.env.TEST_MODEL_URL}/__control/script`, { method: 'POST', body: '{"replies":[]}' });
   await site?.close();
 });
 

@@ -39,6 +39,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  // The stand-in is shared: the next file must not inherit this one's answers.
+  await fetch(`${process.env.TEST_MODEL_URL}/__control/script`, { method: 'POST', body: '{"replies":[]}' });
   await site?.close();
   await stack?.close();
 });
