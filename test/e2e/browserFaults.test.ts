@@ -37,6 +37,7 @@ beforeAll(async () => {
 <button onclick="${BUSY_SCRIPT}">Freeze</button>
 <button onclick="${HOG_SCRIPT}">Hog</button>`,
     ),
+    '/hog': html(`<!doctype html><title>Hog</title><h1>Hog</h1><script>${HOG_SCRIPT}</script>`),
   });
 });
 
@@ -132,30 +133,27 @@ interface Run {
 }
 
 /**
- * Runs a task on /start whose agent takes `steps`, then answers done; `fault` comes once the
- * stream shows `when`. The task's stream, to its end.
+ * Runs a task on the row's start page whose agent takes the row's steps, then answers done (or
+ * its `last` step, for good); the fault comes once the stream shows the row's `when`. The task's
+ * stream, to its end.
  */
-async function runWithFault(
-  task: string,
-  steps: Record<string, unknown>[],
-  when: keyof AutomateEvents,
-  fault: () => void | Promise<void>,
-): Promise<Run> {
+async function runWithFault(task: string, row: FaultRow): Promise<Run> {
+  const last = row.last ?? { action: 'done', text: `${task}: finished` };
   await script({
     automate_action: [
-      ...steps.map((step) => decide(task, step)),
-      { when: task, keep: true, content: agentDecision({ action: 'done', text: `${task}: finished` }) },
+      ...row.steps.map((step) => decide(task, step)),
+      { when: task, keep: true, content: agentDecision(last) },
     ],
   });
   const stream = await SseStream.open(`${apiUrl()}/automate`, {
     key: apiKey(),
     method: 'POST',
-    body: { task, url: site.url('/start'), maxIterations: 6, maxValidationAttempts: 1 },
+    body: { task, url: site.url(row.start ?? '/start'), maxIterations: 12, maxValidationAttempts: 1 },
   });
   expect(stream.response.status).toBe(200);
-  await stream.until((s) => s.events.some((m) => m.event === when), 60_000);
+  await stream.until((s) => s.events.some((m) => m.event === row.when), 60_000);
   const faultAt = Date.now();
-  await fault();
+  await row.inject();
   await stream.until((s) => s.events.some((m) => m.event === 'done' || m.event === 'error'), BOUND_MS + 30_000);
   await stream.finished;
   const events = stream.events.map((m) => ({ event: m.event!, data: JSON.parse(m.data ?? '{}') }));
@@ -163,14 +161,14 @@ async function runWithFault(
 }
 
 /** What the stream told, in a few words, and the figures of the row. */
-function outcomeOf(run: Run): { outcome: string; success: boolean; reconnects: number } {
+function outcomeOf(run: Run): { outcome: string; reconnects: number } {
   const complete = dataOf(run.events, 'complete')[0];
   const reconnects = dataOf(run.events, 'browser:reconnected').length;
   const last = run.events.at(-1)?.event;
   const outcome = complete
     ? `${complete.success ? 'completed' : `failed cleanly (${complete.error?.code})`}, ${reconnects} new session(s)`
     : `ended with ${last}`;
-  return { outcome, success: complete?.success ?? false, reconnects };
+  return { outcome, reconnects };
 }
 
 /** A plain task after the fault: the worker still serves. */
@@ -197,13 +195,22 @@ async function nextRunSucceeds(): Promise<boolean> {
 
 interface FaultRow {
   fault: string;
+  /** The task's start page, /start unless given. */
+  start?: string;
   /** The agent's steps before it answers; the fault comes during them. */
   steps: Record<string, unknown>[];
+  /** The agent's step after those, every time: done unless given. */
+  last?: Record<string, unknown>;
   when: keyof AutomateEvents;
   inject: () => void | Promise<void>;
-  /** Whether the task must go on in a new session (else: it goes on in the same one). */
-  replaced: boolean;
+  /** How the task must end (see outcomeOf). */
+  expected: RegExp;
 }
+
+/** The task completed in the session it had. */
+const WENT_ON = /^completed, /;
+/** The task completed, in a new session. */
+const REPLACED = /^completed, [1-9]/;
 
 const waitFirst = { action: 'wait', seconds: WAIT_S };
 
@@ -213,14 +220,14 @@ const FAULTS: FaultRow[] = [
     steps: [waitFirst],
     when: 'agent:waiting',
     inject: () => stackChromium().renderers.forEach((pid) => signal(pid, 'SIGKILL')),
-    replaced: true,
+    expected: REPLACED,
   },
   {
     fault: 'browser killed (SIGKILL)',
     steps: [waitFirst],
     when: 'agent:waiting',
     inject: () => stackChromium().browsers.forEach((pid) => signal(pid, 'SIGKILL')),
-    replaced: true,
+    expected: REPLACED,
   },
   {
     fault: 'renderer stopped (SIGSTOP)',
@@ -231,7 +238,7 @@ const FAULTS: FaultRow[] = [
         stopped.add(pid);
         signal(pid, 'SIGSTOP');
       }),
-    replaced: false,
+    expected: WENT_ON,
   },
   {
     fault: 'browser stopped (SIGSTOP)',
@@ -243,14 +250,14 @@ const FAULTS: FaultRow[] = [
         stopped.add(pid);
         signal(pid, 'SIGSTOP');
       }),
-    replaced: true,
+    expected: REPLACED,
   },
   {
     fault: 'page holds its main thread',
     steps: [{ action: 'click', ref: '{{ref:button "Freeze"}}' }],
     when: 'browser:action_completed',
     inject: () => undefined,
-    replaced: false,
+    expected: WENT_ON,
   },
   {
     fault: 'page allocates without end',
@@ -258,21 +265,31 @@ const FAULTS: FaultRow[] = [
     steps: [{ action: 'click', ref: '{{ref:button "Hog"}}' }, waitFirst],
     when: 'browser:action_completed',
     inject: () => undefined,
-    replaced: true,
+    expected: REPLACED,
+  },
+  {
+    fault: 'start page allocates without end',
+    start: '/hog',
+    steps: [],
+    // Never done: each new session at the page is ended again, until the task gives up on them.
+    last: waitFirst,
+    when: 'task:started',
+    inject: () => undefined,
+    expected: /^failed cleanly \(TASK_FAILED\), 3 new session/,
   },
 ];
 
 describe('Chromium failing under an Automate task', () => {
   it.each(FAULTS.map((row) => [row.fault, row] as const))(
-    '%s: the task goes on, in bounded time, and the worker serves the next',
+    '%s: the task goes on or fails cleanly, in bounded time, and the worker serves the next',
     async (_name, row) => {
-      const run = await runWithFault(`Fault ${row.fault}`, row.steps, row.when, row.inject);
-      const { outcome, success, reconnects } = outcomeOf(run);
+      const run = await runWithFault(`Fault ${row.fault}`, row);
+      const { outcome, reconnects } = outcomeOf(run);
       // A stopped process stays stopped through the next task: nobody sends a hung browser SIGCONT.
       const next = await nextRunSucceeds();
       for (const pid of stopped) signal(pid, 'SIGCONT');
       stopped.clear();
-      const ok = success && run.afterFaultMs < BOUND_MS && (row.replaced ? reconnects >= 1 : true) && next;
+      const ok = row.expected.test(outcome) && run.afterFaultMs < BOUND_MS && next;
       rows.push({
         fault: row.fault,
         target: 'Automate',
@@ -281,7 +298,7 @@ describe('Chromium failing under an Automate task', () => {
         figures: { secondsAfterFault: Math.round(run.afterFaultMs / 100) / 10, newSessions: reconnects },
       });
       expect({ outcome, afterFaultWithinBound: run.afterFaultMs < BOUND_MS, next }).toEqual({
-        outcome: row.replaced ? expect.stringMatching(/^completed, [1-9]/) : expect.stringMatching(/^completed/),
+        outcome: expect.stringMatching(row.expected),
         afterFaultWithinBound: true,
         next: true,
       });
