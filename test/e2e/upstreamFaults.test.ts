@@ -53,6 +53,7 @@ const MODEL_FAULTS: Record<string, ScriptedReply> = {
   'a late answer (past its time limit)': { delayMs: 2 * MODEL_TIMEOUT_MS, content: '{}' },
   "garbage (a proxy's HTML page)": { raw: '<html><body>502 Bad Gateway</body></html>' },
   'an answer cut mid-body': { cut: true },
+  'an answer that stops mid-body, its connection open': { stall: true },
 };
 
 /** The run completes, or Research ends with this `error` event, or Automate's `complete` has this error. */
