@@ -18,8 +18,12 @@ import { searchCorpus } from './researchCorpus';
 
 export const BRAVE_KEY = 'stand-in-brave-key';
 
-/** How the engine fails a query: an error status, a late answer, a body that is not its JSON, or no results. */
-export type SearchFault = { status: number; times?: number } | { delayMs: number } | { raw: string } | { empty: true };
+/**
+ * How the engine fails a query: an error status, a late answer, half an answer and then nothing
+ * (its connection open), a body that is not its JSON, or no results.
+ */
+export type SearchFault =
+  { status: number; times?: number } | { delayMs: number } | { stall: true } | { raw: string } | { empty: true };
 
 export interface SearchStandIn {
   baseUrl: string;
@@ -78,6 +82,11 @@ export async function startSearchStandIn(corpus: FixtureServer, host = '127.0.0.
       const timer = setTimeout(() => send(200, { query, results: [] }), fault.delayMs);
       res.on('close', () => clearTimeout(timer));
       return;
+    }
+    if (fault && 'stall' in fault) {
+      const body = JSON.stringify({ query, results: [] });
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
+      return res.write(body.slice(0, body.length >> 1));
     }
     if (fault && 'raw' in fault) return res.writeHead(200, { 'content-type': 'application/json' }).end(fault.raw);
     const pages = fault && 'empty' in fault ? [] : searchCorpus(query);
