@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import type { BrowserSettings } from '../config';
 import { GUARD_PROXY_HOST } from './guardProxy';
+import { BrowserLiveness } from './browserLiveness';
 import { RendererMemoryWatch } from './rendererMemory';
 
 /**
@@ -10,7 +11,8 @@ import { RendererMemoryWatch } from './rendererMemory';
  * once; a browser that crashed is launched again on next use. Automate sessions take long-lived
  * contexts of the same browser (`openContext`), bounded and closed by their owner. `close()` at
  * shutdown leaves no process behind. No page's renderer may hold more than `rendererMaxMb`
- * (RendererMemoryWatch): one hostile page costs its own context, not the browser.
+ * (RendererMemoryWatch): one hostile page costs its own context, not the browser. A browser that
+ * stops answering (BrowserLiveness) is ended and launched again, as a crashed one is.
  */
 
 /** Without these, Chromium phones home at start and per page; on a closed network that fails slowly. */
@@ -63,8 +65,11 @@ export class BrowserPool {
         (browser) => {
           const watch = new RendererMemoryWatch(marker, this.settings.rendererMaxMb * 1024 * 1024);
           watch.start();
+          const liveness = new BrowserLiveness(browser, () => watch.killBrowser());
+          liveness.start();
           browser.on('disconnected', () => {
             watch.stop();
+            liveness.stop();
             if (this.browser === launching) this.browser = undefined;
           });
         },

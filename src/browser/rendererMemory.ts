@@ -94,6 +94,21 @@ export class RendererMemoryWatch {
     }
   }
 
+  /** Kills the browser itself, when it is found: it does not answer, so it cannot be asked to close. */
+  killBrowser(): void {
+    try {
+      this.scan();
+    } catch {
+      // No /proc: the browser cannot be found.
+    }
+    if (this.browserPid === undefined) return;
+    try {
+      process.kill(this.browserPid, 'SIGKILL');
+    } catch {
+      // It ended by itself meanwhile.
+    }
+  }
+
   private scan(): void {
     this.lastScan = Date.now();
     const childrenOf = new Map<number, number[]>();

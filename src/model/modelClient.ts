@@ -90,10 +90,14 @@ export class ModelClient {
   /** One completion. Throws ModelError for failures of the endpoint, saying whether to retry. */
   async chat(request: ChatRequest): Promise<ChatAnswer> {
     const model = this.modelFor(request.task);
+    // The client's own timeout ends once the answer's headers are in: a body that stops coming
+    // would hold the call until the activity's timeout, MODEL_TIMEOUT_MS and its slack, per attempt.
+    const deadline = AbortSignal.timeout(this.settings.timeoutMs);
+    const signal = request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
     const ask = (format: AnswerFormat) =>
       this.client.chat.completions.create(
         { model, messages: request.messages, response_format: responseFormat(format), temperature: 0 },
-        { signal: request.signal },
+        { signal },
       );
     let completion: OpenAI.Chat.ChatCompletion;
     try {
@@ -107,6 +111,8 @@ export class ModelClient {
         completion = await ask({ type: 'json' });
       }
     } catch (err) {
+      if (deadline.aborted && !request.signal?.aborted)
+        throw new ModelError(`model gave no whole answer within ${this.settings.timeoutMs / 1000} s`, true);
       throw classify(err);
     }
     return {

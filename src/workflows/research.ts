@@ -45,6 +45,13 @@ import { ResearchTools, type About } from './researchTools';
 export const FAST_SHAPE_PATCH = 'research-fast-shape';
 
 /**
+ * A run none of whose pages the model could analyze stops with `research_failed` at the end of
+ * that round. Runs started before went on searching and reading for every round the mode allows,
+ * each analysis failing through its retries, to `no_sources`.
+ */
+export const ANALYSIS_OUTAGE_PATCH = 'research-analysis-outage';
+
+/**
  * Research (spec 2.8, 6.2). `fast`: plan, one round of searching and reading, one answer written
  * from the pages' best passages. `balanced`: plan, then rounds of searching, reading and
  * analyzing pages and following their best links until coverage is enough or the rounds run
@@ -143,7 +150,13 @@ class ResearchRun {
     const started = Date.now();
     this.emit('iteration:start', iterationData(iteration, this.budget.maxIterations, queries));
     const found = await this.runPhase('searching', () => this.searchFor(iteration, queries));
+    const analyzesBefore = this.metrics.analyzes;
     const read = await this.runPhase('analyzing', () => this.analyzeAll(iteration, prefetched, found));
+    const tried = this.metrics.analyzes - analyzesBefore;
+    // Pages were read and the model analyzed none, in this run: it is failing (down, timing out,
+    // answering garbage), and every further round would spend each analysis's retries the same way.
+    if (tried > 0 && this.pages.analyzed.length === 0 && patched(ANALYSIS_OUTAGE_PATCH))
+      throw new ResearchFailure('research_failed', `the model analyzed none of the ${tried} page(s) read`);
     if (this.budget.follow > 0) await this.runPhase('following', () => this.follow(iteration, read));
     const { evaluation, stopReason } = await this.runPhase('evaluating', () => this.evaluate(iteration));
     this.metrics.addPhase('iteration', Date.now() - started);

@@ -26,6 +26,8 @@ export interface ScriptedReply {
   raw?: string;
   /** The connection dropped halfway through a 200's body, as a server that dies mid-answer. */
   cut?: boolean;
+  /** Halfway through a 200's body nothing more comes, and the connection stays open: a server that hangs mid-answer. */
+  stall?: boolean;
 }
 
 /** A reply for requests of one JSON Schema name, maybe only those whose messages contain `when`. */
@@ -189,12 +191,12 @@ export async function startModelStandIn(host = '127.0.0.1'): Promise<ModelStandI
             total_tokens: promptTokens + completionTokens,
           },
         });
-        if (!reply?.cut) return send(200, completion);
+        if (!reply?.cut && !reply?.stall) return send(200, completion);
         res.writeHead(200, {
           'content-type': 'application/json',
           'content-length': String(Buffer.byteLength(completion)),
         });
-        res.write(completion.slice(0, completion.length >> 1), () => res.destroy());
+        res.write(completion.slice(0, completion.length >> 1), () => reply.cut && res.destroy());
       };
       const delayMs = reply?.delayMs ?? script.delayMs;
       if (delayMs) setTimeout(answer, delayMs);

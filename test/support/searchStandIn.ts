@@ -11,10 +11,19 @@ import { searchCorpus } from './researchCorpus';
  *   (any other format is 403, as an instance without `json` in `search.formats` answers);
  * - Brave Search API: `GET /res/v1/web/search?q=...&count=...` with `X-Subscription-Token`
  *   -> `{type: 'search', query: {original}, web: {type: 'search', results: [{title, url, description}]}}`.
- * Every query is recorded; `/__control/fail` makes the next answers fail with a status.
+ * Every query is recorded; `failNext` makes the next answers fail with a status, and `faultWhen`
+ * answers every query that contains a marker with a fault of its own, so runs in parallel each
+ * meet theirs.
  */
 
 export const BRAVE_KEY = 'stand-in-brave-key';
+
+/**
+ * How the engine fails a query: an error status, a late answer, half an answer and then nothing
+ * (its connection open), a body that is not its JSON, or no results.
+ */
+export type SearchFault =
+  { status: number; times?: number } | { delayMs: number } | { stall: true } | { raw: string } | { empty: true };
 
 export interface SearchStandIn {
   baseUrl: string;
@@ -23,12 +32,18 @@ export interface SearchStandIn {
   queries: string[];
   /** The next `count` searches answer `status` (with `Retry-After` when given). */
   failNext(count: number, status: number, retryAfter?: string): void;
+  /**
+   * Every query containing `marker` meets `fault` (a status only its first `times` times, when
+   * given: then the engine recovers).
+   */
+  faultWhen(marker: string, fault: SearchFault): void;
   close(): Promise<void>;
 }
 
 export async function startSearchStandIn(corpus: FixtureServer, host = '127.0.0.1', port = 0): Promise<SearchStandIn> {
   const queries: string[] = [];
   let failures: { count: number; status: number; retryAfter?: string } = { count: 0, status: 500 };
+  const faults = new Map<string, SearchFault>();
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://stand-in');
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -57,7 +72,24 @@ export async function startSearchStandIn(corpus: FixtureServer, host = '127.0.0.
         failures.retryAfter ? { 'retry-after': failures.retryAfter } : {},
       );
     }
-    const pages = searchCorpus(query);
+    const marker = [...faults.keys()].find((key) => query.includes(key));
+    const fault = marker === undefined ? undefined : faults.get(marker)!;
+    if (fault && 'status' in fault && (fault.times ?? Infinity) > 0) {
+      if (fault.times !== undefined) fault.times--;
+      return send(fault.status, { error: 'scripted fault' });
+    }
+    if (fault && 'delayMs' in fault) {
+      const timer = setTimeout(() => send(200, { query, results: [] }), fault.delayMs);
+      res.on('close', () => clearTimeout(timer));
+      return;
+    }
+    if (fault && 'stall' in fault) {
+      const body = JSON.stringify({ query, results: [] });
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
+      return res.write(body.slice(0, body.length >> 1));
+    }
+    if (fault && 'raw' in fault) return res.writeHead(200, { 'content-type': 'application/json' }).end(fault.raw);
+    const pages = fault && 'empty' in fault ? [] : searchCorpus(query);
     if (isSearxng) {
       return send(200, {
         query,
@@ -107,6 +139,7 @@ export async function startSearchStandIn(corpus: FixtureServer, host = '127.0.0.
     braveUrl: `${base}/res/v1/web/search`,
     queries,
     failNext: (count, status, retryAfter) => (failures = { count, status, retryAfter }),
+    faultWhen: (marker, fault) => faults.set(marker, { ...fault }),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -35,6 +35,8 @@ interface Doubles {
   failSearch: boolean;
   /** planResearch fails this way (once). */
   planFailure?: ApplicationFailure;
+  /** Whether analyzePage fails, every time, for a page (as a model that is down does). */
+  analysisFails?: (url: string) => boolean;
   searched: SearchWebInput[];
   robotsAsked: string[];
   fetched: string[];
@@ -111,6 +113,8 @@ const activities = {
   },
   async analyzePage(input: AnalyzeInput): Promise<ResearchReply<PageAnalysis>> {
     doubles.analyzed.push(input);
+    if (doubles.analysisFails?.(input.page.url))
+      throw ApplicationFailure.nonRetryable('model answered HTTP 500', 'model_failed');
     return reply({
       relevance: 'high',
       reliability: 'medium',
@@ -376,6 +380,37 @@ describe('failures', () => {
       }),
     );
     expect(events.filter((event) => event.event === 'error')).toHaveLength(1);
+  });
+
+  it('ends balanced after a round whose pages the model analyzed none of, with research_failed', async () => {
+    doubles.analysisFails = () => true;
+    const { events, failure } = await runResearch(inputFor('balanced'));
+    expect(failure?.type).toBe('research_failed');
+    expect(events.at(-1)).toEqual(
+      expect.objectContaining({
+        event: 'error',
+        data: expect.objectContaining({
+          error: { name: 'research_failed', message: 'failed to complete the research' },
+          activity: 'analyzing',
+          iteration: 1,
+        }),
+      }),
+    );
+    // One round's searches, no evaluation: the later rounds would have failed every analysis the same way.
+    expect(doubles.searched).toHaveLength(2);
+    expect(doubles.evaluated).toHaveLength(0);
+  });
+
+  it('goes on through a round whose analyses all fail once an earlier round had some', async () => {
+    doubles.analysisFails = (url) => url.includes('next-query');
+    const { events, failure } = await runResearch(inputFor('balanced'));
+    expect(failure).toBeUndefined();
+    expect(dataOf(events, 'analyzing:end').map((end) => end.failed > 0 && end.analyzed === 0)).toEqual([
+      false,
+      true,
+      true,
+    ]);
+    expect(names(events).at(-1)).toBe('complete');
   });
 
   it('is cancelled when its last reader lets go and none comes back within the grace period', async () => {
