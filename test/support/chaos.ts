@@ -257,14 +257,20 @@ async function follow(
 
 /** The run's whole durable log, as any client reading it after its end gets it. */
 async function durableLog(world: ChaosWorld, key: string, runId: string): Promise<StreamEvent[]> {
-  const response = await fetch(`${world.apiBases[0]}/runs/${encodeURIComponent(runId)}/events`, {
-    headers: { authorization: `Bearer ${key}` },
-  });
-  if (response.status !== 200) throw new Error(`the log of ${runId} answered ${response.status}`);
-  const events: StreamEvent[] = [];
-  const ended = await readEvents(response, events);
-  if (ended !== 'ended without its last event') throw new Error(`the log of ${runId}: ${ended}`);
-  return events;
+  // Asked until it answers: right after a fault the API may still be coming back (its store, say).
+  return eventually(
+    async () => {
+      const response = await fetch(`${world.apiBases[0]}/runs/${encodeURIComponent(runId)}/events`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      if (response.status !== 200) throw new Error(`the log of ${runId} answered ${response.status}`);
+      const events: StreamEvent[] = [];
+      const ended = await readEvents(response, events);
+      if (ended !== 'ended without its last event') throw new Error(`the log of ${runId}: ${ended}`);
+      return events;
+    },
+    { what: `the durable log of ${runId}`, timeoutMs: 60_000, intervalMs: 500 },
+  );
 }
 
 /** What one operation's client saw, before the ledger is read. */
@@ -284,6 +290,8 @@ interface Running {
   operation: ChaosOperation;
   midway: Promise<void>;
   seen: Promise<Seen>;
+  /** The run's workflow id once its stream has started, for the ledger whatever the client saw. */
+  workflowId: () => string | undefined;
 }
 
 /** Compares what the client saw with the durable log: each event once, in order, none missing. */
@@ -337,38 +345,15 @@ function startExtraction(
         };
   const seen = (async (): Promise<Seen> => {
     const started = Date.now();
+    let response: Response;
+    let text: string;
     try {
-      const response = await fetch(`${world.apiBases[0]}/${path}`, {
+      response = await fetch(`${world.apiBases[0]}/${path}`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
-      const text = await response.text();
-      const workflowId = response.headers.get('x-workflow-id') ?? undefined;
-      const figures = { ms: Date.now() - started, status: response.status };
-      if (response.status === 200) {
-        const answer = JSON.parse(text) as { content?: string; title?: string };
-        const right =
-          operation === 'Extract Markdown'
-            ? (answer.content ?? '').includes(`Paragraph of slow page ${id},`)
-            : answer.title === 'Slow lamp';
-        return {
-          operation,
-          workflowId,
-          outcome: right ? '200 with the page' : '200, wrong content',
-          ok: right,
-          figures,
-        };
-      }
-      // A clean failure is the spec's JSON error body; anything else is not clean.
-      const error = (JSON.parse(text) as { error?: unknown }).error;
-      return {
-        operation,
-        workflowId,
-        outcome: `${response.status} ${String(error)}`,
-        ok: typeof error === 'string' && response.status >= 400,
-        figures,
-      };
+      text = await response.text();
     } catch (err) {
       // The API that held the request died: its run goes on and is charged once (README, "Organizations").
       return {
@@ -378,21 +363,56 @@ function startExtraction(
         figures: { ms: Date.now() - started, status: 'none' },
       };
     }
+    const workflowId = response.headers.get('x-workflow-id') ?? undefined;
+    const figures = { ms: Date.now() - started, status: response.status };
+    let answer: { content?: string; title?: string; error?: unknown };
+    try {
+      answer = JSON.parse(text) as typeof answer;
+    } catch {
+      return { operation, workflowId, outcome: `${response.status}, not JSON`, ok: false, figures };
+    }
+    if (response.status === 200) {
+      const right =
+        operation === 'Extract Markdown'
+          ? (answer.content ?? '').includes(`Paragraph of slow page ${id},`)
+          : answer.title === 'Slow lamp';
+      return { operation, workflowId, outcome: right ? '200 with the page' : '200, wrong content', ok: right, figures };
+    }
+    // A clean failure is the spec's error body.
+    return {
+      operation,
+      workflowId,
+      outcome: `${response.status} ${String(answer.error)}`,
+      ok: typeof answer.error === 'string' && response.status >= 400,
+      figures,
+    };
   })();
   const midway = eventually(() => requested.has(id), {
     what: `the page of ${operation} to be asked for`,
     timeoutMs: 60_000,
   });
-  return { operation, midway: midway.then(() => undefined), seen };
+  return { operation, midway: midway.then(() => undefined), seen, workflowId: () => undefined };
 }
 
-async function openStream(world: ChaosWorld, key: string, path: string, body: unknown): Promise<Response> {
+/** Where a stream's workflow id is kept once its answer has come. */
+interface Started {
+  workflowId?: string;
+}
+
+async function openStream(
+  world: ChaosWorld,
+  key: string,
+  path: string,
+  body: unknown,
+  started: Started,
+): Promise<Response> {
   const response = await fetch(`${world.apiBases[0]}/${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
   if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
+  started.workflowId = response.headers.get('x-workflow-id') ?? undefined;
   return response;
 }
 
@@ -405,32 +425,48 @@ function waiter(names: string[]): { onEvent: OnEvent; reached: Promise<void> } {
 
 function startResearch(world: ChaosWorld, key: string): Running {
   const operation: ChaosOperation = 'Research stream';
+  const started: Started = {};
   const { onEvent, reached } = waiter(['planning:start']);
   const seen = (async () => {
-    const first = await openStream(world, key, 'research', {
-      query: 'How do the volcanoes of Iceland erupt?',
-      mode: 'balanced',
-      nocache: true,
-    });
+    const first = await openStream(
+      world,
+      key,
+      'research',
+      { query: 'How do the volcanoes of Iceland erupt?', mode: 'balanced', nocache: true },
+      started,
+    );
     const followed = await follow(world, key, 'research', first, onEvent);
     return judgeStream(world, key, operation, followed, 'complete');
   })();
-  return { operation, midway: Promise.race([reached, seen.then(() => undefined)]), seen };
+  return {
+    operation,
+    midway: Promise.race([reached, seen.then(() => undefined)]),
+    seen,
+    workflowId: () => started.workflowId,
+  };
 }
 
 function startAutomate(world: ChaosWorld, key: string): Running {
   const operation: ChaosOperation = 'Automate stream';
+  const started: Started = {};
   const { onEvent, reached } = waiter(['task:started']);
   const seen = (async () => {
-    const first = await openStream(world, key, 'automate', {
-      task: 'Read the price of the Aurora headphones',
-      url: `${world.site.url}/product/aurora`,
-      maxIterations: 4,
-    });
+    const first = await openStream(
+      world,
+      key,
+      'automate',
+      { task: 'Read the price of the Aurora headphones', url: `${world.site.url}/product/aurora`, maxIterations: 4 },
+      started,
+    );
     const followed = await follow(world, key, 'automate', first, onEvent);
     return judgeStream(world, key, operation, followed, 'done');
   })();
-  return { operation, midway: Promise.race([reached, seen.then(() => undefined)]), seen };
+  return {
+    operation,
+    midway: Promise.race([reached, seen.then(() => undefined)]),
+    seen,
+    workflowId: () => started.workflowId,
+  };
 }
 
 /**
@@ -439,16 +475,23 @@ function startAutomate(world: ChaosWorld, key: string): Running {
  */
 function startInteractive(world: ChaosWorld, key: string, faultOver: Promise<void>): Running {
   const operation: ChaosOperation = 'Automate interactive, waiting for input';
+  const started: Started = {};
   let resolveAsked!: (requestId: string) => void;
   const asked = new Promise<string>((r) => (resolveAsked = r));
   let tries = 0;
   const seen = (async () => {
-    const first = await openStream(world, key, 'automate', {
-      task: 'Buy the Aurora headphones',
-      url: `${world.site.url}/checkout?product=aurora`,
-      interactive: true,
-      maxIterations: 4,
-    });
+    const first = await openStream(
+      world,
+      key,
+      'automate',
+      {
+        task: 'Buy the Aurora headphones',
+        url: `${world.site.url}/checkout?product=aurora`,
+        interactive: true,
+        maxIterations: 4,
+      },
+      started,
+    );
     const answering = (async () => {
       const requestId = await asked;
       await faultOver;
@@ -475,7 +518,12 @@ function startInteractive(world: ChaosWorld, key: string, faultOver: Promise<voi
     const judged = await judgeStream(world, key, operation, followed, 'done');
     return { ...judged, figures: { ...judged.figures, inputTries: tries } };
   })();
-  return { operation, midway: Promise.race([asked, seen]).then(() => undefined), seen };
+  return {
+    operation,
+    midway: Promise.race([asked, seen]).then(() => undefined),
+    seen,
+    workflowId: () => started.workflowId,
+  };
 }
 
 interface LedgerRow {
@@ -573,6 +621,7 @@ export async function runFault(world: ChaosWorld, fault: ChaosFault, options: Ce
     running.map((run) =>
       run.seen.catch((err: unknown): Seen => ({
         operation: run.operation,
+        workflowId: run.workflowId(),
         outcome: `client failed: ${(err as Error).message}`,
         ok: false,
         figures: {},
