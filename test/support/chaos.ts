@@ -27,6 +27,7 @@ import { sseMessages } from './sseClient';
 
 export type ChaosOperation =
   | 'Extract Markdown'
+  | 'Extract Markdown, rendered'
   | 'Extract JSON'
   | 'Research stream'
   | 'Automate stream'
@@ -34,11 +35,15 @@ export type ChaosOperation =
 
 export const ALL_OPERATIONS: ChaosOperation[] = [
   'Extract Markdown',
+  'Extract Markdown, rendered',
   'Extract JSON',
   'Research stream',
   'Automate stream',
   'Automate interactive, waiting for input',
 ];
+
+const EXTRACTIONS = ['Extract Markdown', 'Extract Markdown, rendered', 'Extract JSON'] as const;
+type ExtractOperation = (typeof EXTRACTIONS)[number];
 
 /** What one topology gives the matrix. */
 export interface ChaosWorld {
@@ -53,8 +58,8 @@ export interface ChaosWorld {
   /** The slow pages the extractions read. */
   pages: FixtureServer;
   site: AutomateSite;
-  /** A fresh organization's key per fault, so each fault's ledger stands apart. */
-  organization(index: number): { org: string; key: string };
+  /** A fresh organization's key per fault and operation, so each run's ledger stands apart. */
+  organization(index: number, operation: ChaosOperation): { org: string; key: string };
 }
 
 /** A fault: what it does, which processes it hit; resolves once it is over (the process is gone, or back). */
@@ -189,7 +194,6 @@ interface StreamEvent {
 /** A stream as its client saw it: every event with its id, across reconnections. */
 interface FollowedStream {
   runId: string;
-  workflowId: string;
   events: StreamEvent[];
   /** How many times the client came back with `Last-Event-ID`. */
   resumes: number;
@@ -228,8 +232,7 @@ async function follow(
   onEvent?: OnEvent,
 ): Promise<FollowedStream> {
   const runId = first.headers.get('x-run-id') ?? '';
-  const workflowId = first.headers.get('x-workflow-id') ?? '';
-  const stream: FollowedStream = { runId, workflowId, events: [], resumes: 0, breaks: [] };
+  const stream: FollowedStream = { runId, events: [], resumes: 0, breaks: [] };
   const deadline = Date.now() + RUN_WITHIN_MS;
   let response = first;
   for (;;) {
@@ -276,8 +279,6 @@ async function durableLog(world: ChaosWorld, key: string, runId: string): Promis
 /** What one operation's client saw, before the ledger is read. */
 interface Seen {
   operation: ChaosOperation;
-  /** The run's workflow id, when the client learned it. */
-  workflowId?: string;
   /** 200 with the page; a status and message; "connection lost"; the stream's last event. */
   outcome: string;
   /** Whether the client's part is as required (the ledger is checked after). */
@@ -290,8 +291,6 @@ interface Running {
   operation: ChaosOperation;
   midway: Promise<void>;
   seen: Promise<Seen>;
-  /** The run's workflow id once its stream has started, for the ledger whatever the client saw. */
-  workflowId: () => string | undefined;
 }
 
 /** Compares what the client saw with the durable log: each event once, in order, none missing. */
@@ -312,7 +311,6 @@ async function judgeStream(
   const last = followed.events.at(-1)?.event ?? 'none';
   return {
     operation,
-    workflowId: followed.workflowId,
     outcome: `stream ended with ${last}${followed.resumes ? `, resumed ${followed.resumes}x with Last-Event-ID` : ''}`,
     ok: same && last === wanted,
     figures: {
@@ -330,14 +328,19 @@ async function judgeStream(
 function startExtraction(
   world: ChaosWorld,
   key: string,
-  operation: 'Extract Markdown' | 'Extract JSON',
+  operation: ExtractOperation,
   id: string,
   requested: Set<string>,
 ): Running {
-  const path = operation === 'Extract Markdown' ? 'extract/markdown' : 'extract/json';
+  const path = operation === 'Extract JSON' ? 'extract/json' : 'extract/markdown';
   const body =
-    operation === 'Extract Markdown'
-      ? { url: `${world.pages.url('/slow')}?id=${id}`, effort: 'standard', nocache: true }
+    operation !== 'Extract JSON'
+      ? {
+          url: `${world.pages.url('/slow')}?id=${id}`,
+          // max: rendered in Chromium by the browser worker, standard: fetched by the fetch worker.
+          effort: operation === 'Extract Markdown' ? 'standard' : 'max',
+          nocache: true,
+        }
       : {
           url: `${world.pages.url('/slow')}?id=${id}`,
           json_schema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] },
@@ -363,25 +366,23 @@ function startExtraction(
         figures: { ms: Date.now() - started, status: 'none' },
       };
     }
-    const workflowId = response.headers.get('x-workflow-id') ?? undefined;
     const figures = { ms: Date.now() - started, status: response.status };
     let answer: { content?: string; title?: string; error?: unknown };
     try {
       answer = JSON.parse(text) as typeof answer;
     } catch {
-      return { operation, workflowId, outcome: `${response.status}, not JSON`, ok: false, figures };
+      return { operation, outcome: `${response.status}, not JSON`, ok: false, figures };
     }
     if (response.status === 200) {
       const right =
-        operation === 'Extract Markdown'
+        operation !== 'Extract JSON'
           ? (answer.content ?? '').includes(`Paragraph of slow page ${id},`)
           : answer.title === 'Slow lamp';
-      return { operation, workflowId, outcome: right ? '200 with the page' : '200, wrong content', ok: right, figures };
+      return { operation, outcome: right ? '200 with the page' : '200, wrong content', ok: right, figures };
     }
     // A clean failure is the spec's error body.
     return {
       operation,
-      workflowId,
       outcome: `${response.status} ${String(answer.error)}`,
       ok: typeof answer.error === 'string' && response.status >= 400,
       figures,
@@ -391,28 +392,16 @@ function startExtraction(
     what: `the page of ${operation} to be asked for`,
     timeoutMs: 60_000,
   });
-  return { operation, midway: midway.then(() => undefined), seen, workflowId: () => undefined };
+  return { operation, midway: midway.then(() => undefined), seen };
 }
 
-/** Where a stream's workflow id is kept once its answer has come. */
-interface Started {
-  workflowId?: string;
-}
-
-async function openStream(
-  world: ChaosWorld,
-  key: string,
-  path: string,
-  body: unknown,
-  started: Started,
-): Promise<Response> {
+async function openStream(world: ChaosWorld, key: string, path: string, body: unknown): Promise<Response> {
   const response = await fetch(`${world.apiBases[0]}/${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
   if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
-  started.workflowId = response.headers.get('x-workflow-id') ?? undefined;
   return response;
 }
 
@@ -425,16 +414,13 @@ function waiter(names: string[]): { onEvent: OnEvent; reached: Promise<void> } {
 
 function startResearch(world: ChaosWorld, key: string): Running {
   const operation: ChaosOperation = 'Research stream';
-  const started: Started = {};
   const { onEvent, reached } = waiter(['planning:start']);
   const seen = (async () => {
-    const first = await openStream(
-      world,
-      key,
-      'research',
-      { query: 'How do the volcanoes of Iceland erupt?', mode: 'balanced', nocache: true },
-      started,
-    );
+    const first = await openStream(world, key, 'research', {
+      query: 'How do the volcanoes of Iceland erupt?',
+      mode: 'balanced',
+      nocache: true,
+    });
     const followed = await follow(world, key, 'research', first, onEvent);
     return judgeStream(world, key, operation, followed, 'complete');
   })();
@@ -442,22 +428,18 @@ function startResearch(world: ChaosWorld, key: string): Running {
     operation,
     midway: Promise.race([reached, seen.then(() => undefined)]),
     seen,
-    workflowId: () => started.workflowId,
   };
 }
 
 function startAutomate(world: ChaosWorld, key: string): Running {
   const operation: ChaosOperation = 'Automate stream';
-  const started: Started = {};
   const { onEvent, reached } = waiter(['task:started']);
   const seen = (async () => {
-    const first = await openStream(
-      world,
-      key,
-      'automate',
-      { task: 'Read the price of the Aurora headphones', url: `${world.site.url}/product/aurora`, maxIterations: 4 },
-      started,
-    );
+    const first = await openStream(world, key, 'automate', {
+      task: 'Read the price of the Aurora headphones',
+      url: `${world.site.url}/product/aurora`,
+      maxIterations: 4,
+    });
     const followed = await follow(world, key, 'automate', first, onEvent);
     return judgeStream(world, key, operation, followed, 'done');
   })();
@@ -465,7 +447,6 @@ function startAutomate(world: ChaosWorld, key: string): Running {
     operation,
     midway: Promise.race([reached, seen.then(() => undefined)]),
     seen,
-    workflowId: () => started.workflowId,
   };
 }
 
@@ -475,23 +456,16 @@ function startAutomate(world: ChaosWorld, key: string): Running {
  */
 function startInteractive(world: ChaosWorld, key: string, faultOver: Promise<void>): Running {
   const operation: ChaosOperation = 'Automate interactive, waiting for input';
-  const started: Started = {};
   let resolveAsked!: (requestId: string) => void;
   const asked = new Promise<string>((r) => (resolveAsked = r));
   let tries = 0;
   const seen = (async () => {
-    const first = await openStream(
-      world,
-      key,
-      'automate',
-      {
-        task: 'Buy the Aurora headphones',
-        url: `${world.site.url}/checkout?product=aurora`,
-        interactive: true,
-        maxIterations: 4,
-      },
-      started,
-    );
+    const first = await openStream(world, key, 'automate', {
+      task: 'Buy the Aurora headphones',
+      url: `${world.site.url}/checkout?product=aurora`,
+      interactive: true,
+      maxIterations: 4,
+    });
     const answering = (async () => {
       const requestId = await asked;
       await faultOver;
@@ -522,7 +496,6 @@ function startInteractive(world: ChaosWorld, key: string, faultOver: Promise<voi
     operation,
     midway: Promise.race([asked, seen]).then(() => undefined),
     seen,
-    workflowId: () => started.workflowId,
   };
 }
 
@@ -556,14 +529,6 @@ async function settledLedger(storeUrl: string, org: string): Promise<Map<string,
   }
 }
 
-/** Workflow ids name the operation: `<organization>/<operation>/<ulid>`. */
-const OPERATION_OF_RUN: Record<string, ChaosOperation[]> = {
-  'extract-markdown': ['Extract Markdown'],
-  'extract-json': ['Extract JSON'],
-  research: ['Research stream'],
-  automate: ['Automate stream', 'Automate interactive, waiting for input'],
-};
-
 /** How each run ended in Temporal: its status alone, which needs none of the payload keys. */
 async function runStatus(temporalAddress: string, workflowIds: string[]): Promise<Map<string, string>> {
   const connection = await Connection.connect({ address: temporalAddress });
@@ -588,7 +553,7 @@ async function runStatus(temporalAddress: string, workflowIds: string[]): Promis
 
 export interface CellOptions {
   operations?: ChaosOperation[];
-  /** Which organization of the world this fault bills. */
+  /** Which organizations of the world this fault bills (one per operation). */
   index: number;
   requested: Set<string>;
 }
@@ -599,20 +564,22 @@ export interface CellOptions {
  */
 export async function runFault(world: ChaosWorld, fault: ChaosFault, options: CellOptions): Promise<ReliabilityRow[]> {
   const operations = options.operations ?? ALL_OPERATIONS;
-  const { org, key } = world.organization(options.index);
+  const account = (operation: ChaosOperation) => world.organization(options.index, operation);
   let faultDone!: () => void;
   const faultOver = new Promise<void>((r) => (faultDone = r));
   const running: Running[] = [];
   // The interactive task first, since it waits longest for its request; the extractions last,
   // since their runs are the shortest.
   if (operations.includes('Automate interactive, waiting for input'))
-    running.push(startInteractive(world, key, faultOver));
-  if (operations.includes('Research stream')) running.push(startResearch(world, key));
-  if (operations.includes('Automate stream')) running.push(startAutomate(world, key));
+    running.push(startInteractive(world, account('Automate interactive, waiting for input').key, faultOver));
+  if (operations.includes('Research stream')) running.push(startResearch(world, account('Research stream').key));
+  if (operations.includes('Automate stream')) running.push(startAutomate(world, account('Automate stream').key));
   await Promise.all(running.map((run) => run.midway));
-  for (const operation of ['Extract Markdown', 'Extract JSON'] as const)
-    if (operations.includes(operation))
-      running.push(startExtraction(world, key, operation, `${org}-${operation.replace(/\W/g, '')}`, options.requested));
+  for (const operation of EXTRACTIONS)
+    if (operations.includes(operation)) {
+      const { org, key } = account(operation);
+      running.push(startExtraction(world, key, operation, org, options.requested));
+    }
   await Promise.all(running.map((run) => run.midway));
   const injectedAt = Date.now();
   await fault.inject();
@@ -621,7 +588,6 @@ export async function runFault(world: ChaosWorld, fault: ChaosFault, options: Ce
     running.map((run) =>
       run.seen.catch((err: unknown): Seen => ({
         operation: run.operation,
-        workflowId: run.workflowId(),
         outcome: `client failed: ${(err as Error).message}`,
         ok: false,
         figures: {},
@@ -629,37 +595,36 @@ export async function runFault(world: ChaosWorld, fault: ChaosFault, options: Ce
     ),
   );
   const recoveredMs = Date.now() - injectedAt;
-  const ledger = await settledLedger(world.storeUrl, org);
-  const statuses = await runStatus(world.temporalAddress, [...ledger.keys()]);
-  return seen.map((one) => {
-    // Runs whose client never learned their id (the API died holding the request) are found by operation.
-    const runs = [...ledger.keys()].filter((runKey) =>
-      one.workflowId
-        ? runKey === one.workflowId
-        : (OPERATION_OF_RUN[runKey.split('/')[1] ?? ''] ?? []).includes(one.operation),
-    );
-    const entries = runs.flatMap((run) => ledger.get(run)!);
-    const charges = entries.filter((entry) => entry.kind === 'charge').length;
-    const refunds = entries.filter((entry) => entry.kind === 'refund').length;
-    const status = runs.map((run) => statuses.get(run) ?? 'unknown').join(',') || 'none';
-    // A run is charged once; a refund only for a run that did not complete.
-    const billedOk = runs.length === 1 && charges === 1 && refunds <= (status === 'COMPLETED' ? 0 : 1);
-    return {
-      fault: `${fault.name} ${fault.process}`,
-      target: one.operation,
-      outcome: `${one.outcome}; run ${status.toLowerCase()}, ${charges} charge(s), ${refunds} refund(s)`,
-      ok: one.ok && billedOk,
-      figures: {
-        topology: world.topology,
-        process: fault.process,
-        runs: runs.length,
-        charges,
-        refunds,
-        recoveredMs,
-        ...one.figures,
-      },
-    };
-  });
+  return Promise.all(
+    seen.map(async (one): Promise<ReliabilityRow> => {
+      // Each operation bills its own organization: its ledger holds this run alone, also when
+      // the client never learned the run's id (the API died holding the request).
+      const ledger = await settledLedger(world.storeUrl, account(one.operation).org);
+      const runs = [...ledger.keys()];
+      const statuses = await runStatus(world.temporalAddress, runs);
+      const entries = runs.flatMap((run) => ledger.get(run)!);
+      const charges = entries.filter((entry) => entry.kind === 'charge').length;
+      const refunds = entries.filter((entry) => entry.kind === 'refund').length;
+      const status = runs.map((run) => statuses.get(run) ?? 'unknown').join(',') || 'none';
+      // A run is charged once; a refund only for a run that did not complete.
+      const billedOk = runs.length === 1 && charges === 1 && refunds <= (status === 'COMPLETED' ? 0 : 1);
+      return {
+        fault: `${fault.name} ${fault.process}`,
+        target: one.operation,
+        outcome: `${one.outcome}; run ${status.toLowerCase()}, ${charges} charge(s), ${refunds} refund(s)`,
+        ok: one.ok && billedOk,
+        figures: {
+          topology: world.topology,
+          process: fault.process,
+          runs: runs.length,
+          charges,
+          refunds,
+          recoveredMs,
+          ...one.figures,
+        },
+      };
+    }),
+  );
 }
 
 /** `npm start` with everything the matrix's operations need, and its own stand-ins around it. */
@@ -669,15 +634,21 @@ export interface NpmStartWorld extends ChaosWorld {
   close(): Promise<void>;
 }
 
-const ORGANIZATIONS = 16;
-/** The organization of the `index`th fault and its key, both in `CHAOS_API_KEYS`. */
-export const CHAOS_ORGANIZATION = (index: number) => ({
-  org: `chaos-${index}`,
-  key: `chaos-key-${index}-0123456789abcdef`,
+/** Faults a run of the matrix can land: 7 on npm start, 9 on the cluster, with room. */
+const FAULTS = 20;
+const slug = (operation: ChaosOperation) => operation.toLowerCase().replace(/[^a-z]+/g, '-');
+
+/** The organization of the `index`th fault's run of `operation`, and its key, both in `CHAOS_API_KEYS`. */
+export const CHAOS_ORGANIZATION = (index: number, operation: ChaosOperation) => ({
+  org: `chaos-${index}-${slug(operation)}`,
+  key: `chaos-key-${index}-${slug(operation)}`,
 });
 
-/** Keys for `API_KEYS`: one organization per fault, each opened with 1,000,000 credits. */
-export const CHAOS_API_KEYS = Array.from({ length: ORGANIZATIONS }, (_, i) => CHAOS_ORGANIZATION(i))
+/** Keys for `API_KEYS`: one organization per fault and operation, each opened with 1,000,000 credits. */
+export const CHAOS_API_KEYS = Array.from({ length: FAULTS }, (_, i) =>
+  ALL_OPERATIONS.map((operation) => CHAOS_ORGANIZATION(i, operation)),
+)
+  .flat()
   .map(({ org, key }) => `${key}:${org}`)
   .join(',');
 
