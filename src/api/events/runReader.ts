@@ -241,7 +241,11 @@ export class RunReader {
 
   private finish(failure: StreamFailure | null): void {
     if (this.final !== undefined) return;
-    this.final = failure && this.failureEvent(failure, this.head + 1);
+    // A run that ended takes no more ids; one this reader failed to read goes on, and its next
+    // event takes the next id, so the failure takes the last one held: a client resuming from it
+    // reads on from the same place.
+    const id = failure === READ_FAILED ? this.head : this.head + 1;
+    this.final = failure && this.failureEvent(failure, id);
     this.changes.notify();
   }
 }
