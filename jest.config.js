@@ -46,12 +46,13 @@ const common = {
 };
 
 /**
- * Three tiers, one directory each. A project's global setup runs only when one of its tests
+ * Four tiers, one directory each. A project's global setup runs only when one of its tests
  * is selected, so `npm run test:unit` starts no process at all.
  * - unit: pure functions and modules, in-process.
  * - workflow: the real workflow code on Temporal's time-skipping test server, activities
  *   replaced by test doubles; timers and retry backoffs are skipped.
  * - e2e: the real stack (Temporal dev server, worker and API processes from dist/, Chromium).
+ * - chaos: the fault matrix (issue #25), each topology started by its test file.
  * @type {import('jest').Config}
  */
 module.exports = {
@@ -76,6 +77,11 @@ module.exports = {
           : []),
       ],
     },
+    // `npm run test:chaos` only: the whole fault matrix takes half an hour, so it is not part of
+    // `npm test`, which runs its short version (test/e2e/chaosShort.test.ts).
+    ...(process.env.WEBLOOM_CHAOS === '1'
+      ? [{ ...common, displayName: 'chaos', roots: ['<rootDir>/test/chaos'] }]
+      : []),
   ],
   // Jest reads the timeout from the top level only, not from a project.
   testTimeout: 60_000,

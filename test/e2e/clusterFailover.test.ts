@@ -9,6 +9,7 @@ import type { FormatReply, StandInScript } from '../support/modelStandIn';
 import { startResearchCorpus } from '../support/researchCorpus';
 import { startSearchStandIn, type SearchStandIn } from '../support/searchStandIn';
 import { SseStream } from '../support/sseClient';
+import { slowModelScript } from '../support/chaos';
 import { eventually } from '../support/eventually';
 
 /**
@@ -45,54 +46,6 @@ const SCHEMA = {
   properties: { title: { type: 'string' } },
   required: ['title'],
 };
-
-const json = (value: unknown): string => JSON.stringify(value);
-
-/** Every model answer comes late, so model calls are in flight too. */
-function slowModelScript(): Record<string, FormatReply[]> {
-  const slow = (content: unknown): FormatReply[] => [{ content: json(content), keep: true, delayMs: MODEL_DELAY_MS }];
-  return {
-    answer: slow({ title: 'Slow lamp' }),
-    research_plan: slow({
-      objective: 'Explain the volcanoes of Iceland.',
-      plan: 'Cover the active systems and their eruptions.',
-      complexity: 'moderate',
-      questions: ['Why is Iceland volcanic?', 'Which eruptions mattered most?'],
-      queries: ['Iceland volcanoes eruption'],
-    }),
-    page_analysis: slow({
-      relevance: 'high',
-      reliability: 'high',
-      summary: 'An Icelandic volcano page.',
-      keyFacts: ['Iceland has about 30 active volcanic systems.'],
-      promisingLinks: [],
-    }),
-    coverage_evaluation: slow({
-      coverage: 'Solid',
-      assessments: [
-        {
-          question: 'Why is Iceland volcanic?',
-          status: 'answered',
-          findings: 'The Mid-Atlantic Ridge.',
-        },
-      ],
-      gaps: '',
-      shouldContinue: false,
-      nextQueries: [],
-      newQuestions: [],
-    }),
-    research_report: slow({
-      report: '# Volcanoes of Iceland\n\nIceland lies on the Mid-Atlantic Ridge [1].',
-    }),
-    research_answer: slow({ report: 'Iceland lies on the Mid-Atlantic Ridge [1].' }),
-    report_review: slow({
-      approved: true,
-      score: 8,
-      observation: 'Sound.',
-      feedback: '',
-    }),
-  };
-}
 
 async function script(byFormat: Record<string, FormatReply[]>): Promise<void> {
   const body: StandInScript = { replies: [], byFormat };
@@ -184,7 +137,7 @@ const research = (at: string, query: string) =>
   });
 
   it('finishes every run in flight when one worker process of each role is killed', async () => {
-    await script(slowModelScript());
+    await script(slowModelScript(MODEL_DELAY_MS));
     const markdown = ['/markdown-1', '/markdown-2', '/markdown-3'].map((path) =>
       post('/extract/markdown', {
         url: fixtures.url(path),
@@ -251,7 +204,7 @@ const research = (at: string, query: string) =>
   }, 180_000);
 
   it('serves a run started on one API replica from the other, live and after it ended', async () => {
-    await script(slowModelScript());
+    await script(slowModelScript(MODEL_DELAY_MS));
     const [urlA, urlB] = apiUrls();
     const started = await research(urlA!, 'How do the volcanoes of Iceland erupt?');
     const runId = started.response.headers.get('x-run-id');

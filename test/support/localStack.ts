@@ -51,6 +51,8 @@ export interface Stack {
    * topology's service names ('api-1', 'worker-fetch-2'...) on the cluster.
    */
   pids: Record<string, number | undefined>;
+  /** The same, now: a process its supervisor started again has a new id (the cluster's only). */
+  currentPids(): Record<string, number | undefined>;
   /** Stops every process and server of the stack and closes its log files. */
   close(): Promise<void>;
 }
@@ -158,7 +160,7 @@ export async function startStack(
   };
 }
 
-type Started = Pick<Stack, 'apiUrls' | 'temporalAddress' | 'env' | 'pids' | 'close'>;
+type Started = Pick<Stack, 'apiUrls' | 'temporalAddress' | 'env' | 'pids' | 'currentPids' | 'close'>;
 
 async function startDevStack(
   baseEnv: NodeJS.ProcessEnv,
@@ -201,11 +203,13 @@ async function startDevStack(
     children.push(api);
     const apiUrl = `http://127.0.0.1:${apiPort}`;
     await waitUntil('the API', api, async () => (await fetch(`${apiUrl}/healthz`)).ok, 60_000);
+    const pids = Object.fromEntries(children.map((child) => [child.name, child.process.pid]));
     return {
       apiUrls: [`${apiUrl}/v1`],
       temporalAddress: `127.0.0.1:${temporalPort}`,
       env,
-      pids: Object.fromEntries(children.map((child) => [child.name, child.process.pid])),
+      pids,
+      currentPids: () => pids,
       close,
     };
   } catch (err) {
@@ -254,6 +258,7 @@ async function startClusterStack(
       temporalAddress: cluster.topology.appEnv.TEMPORAL_ADDRESS!,
       env,
       pids: cluster.pids(),
+      currentPids: cluster.pids,
       close,
     };
   } catch (err) {

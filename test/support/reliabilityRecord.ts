@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { projectRoot } from './localStack';
+import { projectRoot, testTopology } from './localStack';
 
 /**
  * docs/reliability.md is generated from what the last runs of the fault, fuzz, address-policy and
@@ -60,7 +60,7 @@ export function recordReliability(suite: string, rows: ReliabilityRow[]): void {
       run: {
         commit: commit(),
         startedAt: new Date().toISOString(),
-        topology: process.env.TEST_TOPOLOGY ?? 'dev',
+        topology: testTopology(),
         cores: os.cpus().length,
         loadAverage: Number((os.loadavg()[0] ?? 0).toFixed(1)),
       },

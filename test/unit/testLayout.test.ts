@@ -6,7 +6,7 @@ import path from 'node:path';
  * else under test/ would never run, silently.
  */
 const TEST_ROOT = path.resolve(__dirname, '..');
-const TIERS = ['unit', 'workflow', 'e2e'];
+const TIERS = ['unit', 'workflow', 'e2e', 'chaos'];
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

@@ -13,7 +13,7 @@ import { runFields, type Logger } from '../../telemetry/logger';
 
 /** Events this process keeps per run for its clients; a client further behind catches up by query. */
 const BUFFER_CHARS = 8 * 1024 * 1024;
-/** How long Temporal may stay unreachable before the stream ends with an error event. */
+/** How long a running run may refuse reads with nothing new to query before the stream ends with an error event. */
 const RETRY_BUDGET_MS = 30_000;
 /** Pause before reading again after a run refused a read. */
 const REREAD_DELAY_MS = 20;
@@ -47,8 +47,9 @@ class Changes {
 /**
  * Reads one run's events from its workflow, once for this whole process: long-poll reads, one
  * after the other, from the last id held. Its clients (subscriptions) take the events from
- * its buffer. When the run ends without its own last event (terminated, timed out) or Temporal
- * stays unreachable, the reader ends the stream with the operation's failure event.
+ * its buffer. When the run ends without its own last event (terminated, timed out) or its reads
+ * keep failing while Temporal answers, the reader ends the stream with the operation's failure
+ * event; while Temporal is unreachable, it waits.
  */
 export class RunReader {
   readonly id = ulid();
@@ -151,7 +152,7 @@ export class RunReader {
    * by query; once its reads are spent, by query only.
    */
   private async read(): Promise<ReadResult | 'ended'> {
-    const deadline = Date.now() + RETRY_BUDGET_MS;
+    let deadline = Date.now() + RETRY_BUDGET_MS;
     for (;;) {
       if (this.byQuery) return this.polled();
       try {
@@ -168,6 +169,8 @@ export class RunReader {
         this.byQuery = held.readsSpent;
         if (held.events.length > 0 || held.closed) return held;
         if (await this.endedOtherwise()) return 'ended';
+        // Temporal has answered again: an outage spends none of the budget for refused reads.
+        if (isTransient(err)) deadline = Date.now() + RETRY_BUDGET_MS;
         if (Date.now() > deadline && !this.byQuery) throw err;
         await sleep(REREAD_DELAY_MS);
       }
@@ -198,14 +201,18 @@ export class RunReader {
     return true;
   }
 
-  /** Temporal calls, retried with backoff while it is unreachable, within the retry budget. */
+  /**
+   * Temporal calls, retried with backoff while it is unreachable, for as long as a client of this
+   * process reads the run (keep-alives hold the stream open meanwhile). The run goes on through
+   * the outage: ending the stream with an error event would tell the client that a run failed
+   * which then completes, and is charged.
+   */
   private async retrying<T>(call: () => Promise<T>): Promise<T> {
-    const deadline = Date.now() + RETRY_BUDGET_MS;
     for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
       try {
         return await call();
       } catch (err) {
-        if (Date.now() + delay > deadline || !isTransient(err)) throw err;
+        if (this.stopped || !isTransient(err)) throw err;
         await sleep(delay);
       }
     }
@@ -234,7 +241,11 @@ export class RunReader {
 
   private finish(failure: StreamFailure | null): void {
     if (this.final !== undefined) return;
-    this.final = failure && this.failureEvent(failure, this.head + 1);
+    // A run that ended takes no more ids; one this reader failed to read goes on, and its next
+    // event takes the next id, so the failure takes the last one held: a client resuming from it
+    // reads on from the same place.
+    const id = failure === READ_FAILED ? this.head : this.head + 1;
+    this.final = failure && this.failureEvent(failure, id);
     this.changes.notify();
   }
 }

@@ -1,0 +1,44 @@
+import type { Client } from '@temporalio/client';
+import pino from 'pino';
+import { RunReader } from '../../src/api/events/runReader';
+import { researchStream } from '../../src/events/streams';
+import { eventually } from '../support/eventually';
+
+/**
+ * The API's reader of a run's events, against a stand-in for Temporal's client (no server): a
+ * run still under way whose reads answer but whose catch-up queries are refused, so the reader
+ * ends its stream with `stream_failed`. The run goes on, and records its next events with the
+ * next ids; the failure event must not take one of them, or a client resuming from it with
+ * Last-Event-ID would skip that event.
+ */
+function temporalRefusingQueries(): Client {
+  const handle = {
+    // Events 2 and 3 are recorded; this answer skips to 3, so the reader catches up on 2 by query.
+    executeUpdate: async () => ({
+      events: [{ id: 3, event: 'planning:end', data: {} }],
+      headId: 3,
+      closed: false,
+      readsSpent: false,
+    }),
+    query: async () => {
+      throw new Error('query refused');
+    },
+    describe: async () => ({ status: { name: 'RUNNING' } }),
+    signal: async () => undefined,
+  };
+  return { workflow: { getHandle: () => handle } } as unknown as Client;
+}
+
+it('gives the failure event of a run still under way the id its client holds, not the next event’s', async () => {
+  const reader = new RunReader(
+    temporalRefusingQueries(),
+    'org/research/01',
+    researchStream,
+    1,
+    60_000,
+    pino({ level: 'silent' }),
+  );
+  reader.start();
+  const ending = await eventually(() => reader.ending, { what: 'the reader to end the stream', timeoutMs: 5_000 });
+  expect(ending).toMatchObject({ id: 1, event: 'error', data: { error: { name: 'stream_failed' } } });
+});
