@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -33,7 +33,8 @@ export interface ReliabilityRecord {
   rows: ReliabilityRow[];
 }
 
-const started = new Set<string>();
+/** This process's record of each suite it has written to. */
+const records = new Map<string, ReliabilityRecord>();
 
 function commit(): string {
   try {
@@ -49,12 +50,8 @@ function commit(): string {
  */
 export function recordReliability(suite: string, rows: ReliabilityRow[]): void {
   mkdirSync(RELIABILITY_DIR, { recursive: true });
-  const file = path.join(RELIABILITY_DIR, `${suite}.json`);
-  let record: ReliabilityRecord;
-  if (started.has(suite)) {
-    record = JSON.parse(readFileSync(file, 'utf8')) as ReliabilityRecord;
-  } else {
-    started.add(suite);
+  let record = records.get(suite);
+  if (!record) {
     record = {
       suite,
       run: {
@@ -66,7 +63,9 @@ export function recordReliability(suite: string, rows: ReliabilityRow[]): void {
       },
       rows: [],
     };
+    records.set(suite, record);
   }
   record.rows.push(...rows);
-  writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
+  // Written whole each time, compact: a suite that fails halfway still leaves what it saw.
+  writeFileSync(path.join(RELIABILITY_DIR, `${suite}.json`), `${JSON.stringify(record)}\n`);
 }
