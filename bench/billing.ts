@@ -4,6 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import { ulid } from 'ulid';
 import { runSettlement } from '../src/billing/settlement';
 import { Store } from '../src/billing/store';
+import { RequestCounter } from '../src/limits/requestCounter';
 import { spawnChild, waitUntil, type Child } from '../src/stack/children';
 import { freePort } from '../src/stack/devServer';
 import { testDataConverter } from '../test/support/payloadKeys';
@@ -21,6 +22,8 @@ import { articlePage, fmt, percentile, servePage } from './common';
  */
 
 const STORES = (process.env.BENCH_STORES ?? 'embedded,postgres').split(',').filter(Boolean);
+/** What is sent: `run` (Extract Markdown at min, nocache) and `hit` (answered from the cache). */
+const KINDS = (process.env.BENCH_KINDS ?? 'run,hit').split(',').filter(Boolean) as Kind[];
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 /** Requests per round and side, by concurrency. */
 const PER_ROUND: Record<number, number> = {
@@ -155,7 +158,20 @@ async function pieces(stack: Stack, databaseUrl: string, finishedRun: string): P
   const client = new Client({ connection, namespace: stack.namespace, dataConverter: testDataConverter });
   try {
     const prefix = `bench/${ulid()}`;
+    const roundTrip = await timed(STATEMENTS, () => store.pool.query('SELECT 1'));
     const findKey = await timed(STATEMENTS, () => store.findKey(stack.apiKey));
+    const counter = new RequestCounter({ kind: 'postgres', pool: store.pool }, `bench-${ulid()}`);
+    const count = await timed(STATEMENTS, () => counter.count('test-org', 1_000_000));
+    const hitCharge = await timed(STATEMENTS, (i) =>
+      store.charge({
+        organization: 'test-org',
+        runKey: `${prefix}/hit/${i}`,
+        operation: 'bench',
+        amount: 1,
+        expiresAt: new Date(),
+        settled: true,
+      }),
+    );
     const charge = await timed(STATEMENTS, (i) =>
       store.charge({
         organization: 'test-org',
@@ -168,7 +184,8 @@ async function pieces(stack: Stack, databaseUrl: string, finishedRun: string): P
     const settle = await timed(STATEMENTS, (i) => store.settle(`${prefix}/${i}`, true, 'bench'));
     const describe = await timed(STATEMENTS, () => runSettlement(client, finishedRun));
     return (
-      `  alone, p50: key lookup ${fmt(findKey)} ms, charge ${fmt(charge)} ms, settle ${fmt(settle)} ms, ` +
+      `  alone, p50: round trip (SELECT 1) ${fmt(roundTrip)} ms, key lookup ${fmt(findKey)} ms, ` +
+      `request count ${fmt(count)} ms, cache-hit charge ${fmt(hitCharge)} ms, charge ${fmt(charge)} ms, settle ${fmt(settle)} ms, ` +
       `Temporal describe of an ended run ${fmt(describe)} ms`
     );
   } finally {
@@ -218,7 +235,7 @@ async function benchStore(storeName: string, url: string): Promise<boolean> {
       for (const kind of ['run', 'hit'] as const) await batch(side, stack.apiKey, url, kind, 40, 4, emptySample());
     console.log(`store: ${storeName}; ${ROUNDS} rounds a side, alternating`);
     let met = true;
-    for (const kind of ['run', 'hit'] as const) {
+    for (const kind of KINDS) {
       const label = kind === 'run' ? 'Extract Markdown min, a run' : 'Extract Markdown, a cache hit';
       for (const concurrency of [1, 32]) {
         const { billed, unbilled: off } = await compare(sides, stack.apiKey, url, kind, concurrency);
