@@ -1,10 +1,12 @@
 import type { Client } from '@temporalio/client';
 import type { Context } from 'koa';
+import type { Pool } from 'pg';
 import pino from 'pino';
 import { Counter } from 'prom-client';
 import { StoreBilling } from '../../src/billing/billing';
 import type { Store } from '../../src/billing/store';
 import { createRunStarter } from '../../src/api/runStarter';
+import { RequestCounter } from '../../src/limits/requestCounter';
 import { loadConfig } from '../../src/config';
 import { eventually } from '../support/eventually';
 
@@ -102,4 +104,28 @@ it('settles completed runs without asking Temporal, many to a statement', async 
   } finally {
     await billing.close();
   }
+});
+
+it('counts the requests of an organization that arrive at once in a statement or two, each told its own figures', async () => {
+  // rate-limiter-flexible's upsert, as PostgreSQL would answer it: the key's points after adding.
+  const counts = new Map<string, number>();
+  let statements = 0;
+  const pool = {
+    query: async (_text: string, values: [string, number, number, number]) => {
+      statements++;
+      await new Promise((resolve) => setImmediate(resolve));
+      const [key, points, expire] = values;
+      counts.set(key, (counts.get(key) ?? 0) + points);
+      return { rows: [{ points: counts.get(key), expire }], rowCount: 1 };
+    },
+  } as unknown as Pool;
+  const counter = new RequestCounter({ kind: 'postgres', pool }, 'requests');
+  const results = await Promise.all(Array.from({ length: 32 }, () => counter.count('acme', 20)));
+  expect(statements).toBeLessThanOrEqual(2);
+  expect(results.filter((count) => count.allowed)).toHaveLength(20);
+  expect(results.map((count) => count.remaining)).toEqual([
+    ...Array.from({ length: 20 }, (_, i) => 19 - i),
+    ...Array.from({ length: 12 }, () => 0),
+  ]);
+  expect(results.slice(20).every((count) => !count.allowed)).toBe(true);
 });
