@@ -162,16 +162,7 @@ async function pieces(stack: Stack, databaseUrl: string, finishedRun: string): P
     const findKey = await timed(STATEMENTS, () => store.findKey(stack.apiKey));
     const counter = new RequestCounter({ kind: 'postgres', pool: store.pool }, `bench-${ulid()}`);
     const count = await timed(STATEMENTS, () => counter.count('test-org', 1_000_000));
-    const hitCharge = await timed(STATEMENTS, (i) =>
-      store.charge({
-        organization: 'test-org',
-        runKey: `${prefix}/hit/${i}`,
-        operation: 'bench',
-        amount: 1,
-        expiresAt: new Date(),
-        settled: true,
-      }),
-    );
+    const hitCharge = await timed(STATEMENTS, (i) => store.chargeCacheHits('test-org', 1, [`${prefix}/hit/${i}`]));
     const charge = await timed(STATEMENTS, (i) =>
       store.charge({
         organization: 'test-org',

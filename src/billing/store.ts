@@ -45,7 +45,7 @@ export interface Charge {
   amount: number;
   /** Past this, a run that never started is refunded. */
   expiresAt: Date;
-  /** Settled at once: nothing can go wrong after it (a cache hit). */
+  /** Settled at once: nothing can go wrong after it (a free retry). */
   settled?: boolean;
   /** The process that charged, which starts the run (see `alive`); none for the run tools. */
   chargedBy?: string;
@@ -320,6 +320,20 @@ export class Store {
       if (pgCode(err) === UNIQUE_VIOLATION) return 'already_charged';
       throw err;
     }
+  }
+
+  /**
+   * Charges cache hits of the organization at `price` each, in their order, as many as its balance
+   * covers, in one statement; returns how many were paid. A hit has nothing to settle: each gets a
+   * settled ledger row under its own key.
+   */
+  async chargeCacheHits(organization: string, price: number, runKeys: string[]): Promise<number> {
+    const { rows } = await this.pool.query<{ paid: number }>('SELECT charge_cache_hits($1, $2, $3) AS paid', [
+      organization,
+      price,
+      runKeys,
+    ]);
+    return rows[0]?.paid ?? 0;
   }
 
   /**

@@ -16,9 +16,19 @@ import { eventually } from '../support/eventually';
  */
 
 const RUNS = 20;
+const HIT_BALANCE = 10;
 
 function recorders() {
-  const calls = { describe: 0, charge: 0, findKey: 0, settleStatements: 0, settled: new Set<string>() };
+  const calls = {
+    describe: 0,
+    charge: 0,
+    hitStatements: 0,
+    findKey: 0,
+    settleStatements: 0,
+    settled: new Set<string>(),
+  };
+  // Enough for HIT_BALANCE cache hits; each way of charging takes from it as the store would.
+  let balance = HIT_BALANCE;
   const store = {
     findKey: async () => {
       calls.findKey++;
@@ -26,9 +36,20 @@ function recorders() {
       await new Promise((resolve) => setImmediate(resolve));
       return { organization: 'acme', keyId: 'key_1' };
     },
-    charge: async () => {
+    charge: async (charge: { operation: string; amount: number }) => {
       calls.charge++;
+      await new Promise((resolve) => setImmediate(resolve));
+      if (charge.operation !== 'cache-hit') return 'charged';
+      if (balance < charge.amount) return 'insufficient';
+      balance -= charge.amount;
       return 'charged';
+    },
+    chargeCacheHits: async (_organization: string, price: number, runKeys: string[]) => {
+      calls.hitStatements++;
+      await new Promise((resolve) => setImmediate(resolve));
+      const paid = Math.min(runKeys.length, Math.floor(balance / price));
+      balance -= paid * price;
+      return paid;
     },
     settle: async (runKey: string) => {
       calls.settleStatements++;
@@ -128,4 +149,21 @@ it('counts the requests of an organization that arrive at once in a statement or
     ...Array.from({ length: 12 }, () => 0),
   ]);
   expect(results.slice(20).every((count) => !count.allowed)).toBe(true);
+});
+
+it('charges the cache hits of an organization that arrive at once in a statement or two, exactly as many as it can pay', async () => {
+  const { calls, store, client } = recorders();
+  const billing = storeBilling(store, client);
+  try {
+    const outcomes = await Promise.allSettled(Array.from({ length: 32 }, () => billing.chargeCacheHit('acme')));
+    expect(calls.charge + calls.hitStatements).toBeLessThanOrEqual(2);
+    // In the order they came: the first ten are paid.
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([
+      ...Array.from({ length: HIT_BALANCE }, () => 'fulfilled'),
+      ...Array.from({ length: 32 - HIT_BALANCE }, () => 'rejected'),
+    ]);
+    expect((outcomes[HIT_BALANCE] as PromiseRejectedResult).reason).toMatchObject({ code: 'insufficient_credits' });
+  } finally {
+    await billing.close();
+  }
 });
