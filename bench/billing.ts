@@ -44,8 +44,11 @@ const BODY: Record<Kind, { effort: 'min'; nocache: boolean }> = {
 interface Side {
   name: 'billed' | 'unbilled';
   base: string;
-  /** The processes whose CPU time its requests cost, by name: its API, the stack's store, Temporal and workers. */
-  processes: Record<string, number>;
+  /**
+   * The processes whose CPU time its requests cost, by name: its API, the stack's store (a
+   * PostgreSQL server's every process), Temporal and workers.
+   */
+  processes: Record<string, number[]>;
 }
 
 /** CPU ms a process has used (user and system), from /proc; 0 once it is gone. */
@@ -59,8 +62,21 @@ function cpuMs(pid: number): number {
   }
 }
 
-const cpuOf = (processes: Record<string, number>): Record<string, number> =>
-  Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuMs(pid)]));
+const cpuOf = (processes: Record<string, number[]>): Record<string, number> =>
+  Object.fromEntries(
+    Object.entries(processes).map(([name, pids]) => [name, pids.reduce((sum, pid) => sum + cpuMs(pid), 0)]),
+  );
+
+/** A PostgreSQL server's processes: its backends (the API's pooled connections among them) and its own workers. */
+async function postgresPids(databaseUrl: string): Promise<number[]> {
+  const store = await Store.open(databaseUrl, 1);
+  try {
+    const { rows } = await store.pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity');
+    return rows.map((row) => row.pid);
+  } finally {
+    await store.close();
+  }
+}
 
 interface Sample {
   latencies: number[];
@@ -212,18 +228,18 @@ async function benchStore(storeName: string, url: string): Promise<boolean> {
     throw err;
   });
   try {
-    const shared = Object.fromEntries(
-      Object.entries(stack.pids).filter(
-        (entry): entry is [string, number] => entry[0] !== 'api' && entry[1] !== undefined,
-      ),
+    const shared: Record<string, number[]> = Object.fromEntries(
+      Object.entries(stack.pids).flatMap(([name, pid]) => (name !== 'api' && pid !== undefined ? [[name, [pid]]] : [])),
     );
     const sides: [Side, Side] = [
-      { name: 'billed', base: stack.apiUrl, processes: { ...shared, api: stack.pids.api! } },
-      { name: 'unbilled', base: unbilled.base, processes: { ...shared, api: unbilled.child.process.pid! } },
+      { name: 'billed', base: stack.apiUrl, processes: { ...shared, api: [stack.pids.api!] } },
+      { name: 'unbilled', base: unbilled.base, processes: { ...shared, api: [unbilled.child.process.pid!] } },
     ];
     // Warm both: connections, the key cache, the JIT, the page in the cache.
     for (const side of sides)
       for (const kind of ['run', 'hit'] as const) await batch(side, stack.apiKey, url, kind, 40, 4, emptySample());
+    // After the warm-up, so the API's pooled connections are among them.
+    if (postgres) for (const side of sides) side.processes.store = await postgresPids(postgres.url);
     console.log(`store: ${storeName}; ${ROUNDS} rounds a side, alternating`);
     let met = true;
     for (const kind of KINDS) {
