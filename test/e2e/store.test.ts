@@ -138,6 +138,25 @@ describe.each([
     expect(await store.chargeCacheHits('no-such-org', 1, ['no-such-org/cache-hit/1'])).toBe(0);
   });
 
+  it("commits cache hits' charges without waiting for the disk, and only theirs", async () => {
+    await store.createOrganization('async-org');
+    await store.grant('async-org', 10);
+    const client = await store.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`SELECT charge_cache_hits('async-org', 1, ARRAY['async-org/cache-hit/1'])`);
+      const inside = await client.query<{ setting: string }>(`SELECT current_setting('synchronous_commit') AS setting`);
+      await client.query('COMMIT');
+      expect(inside.rows[0]!.setting).toBe('off');
+      // The embedded store serves every connection in one session: the setting must end with the transaction.
+      const after = await client.query<{ setting: string }>(`SELECT current_setting('synchronous_commit') AS setting`);
+      expect(after.rows[0]!.setting).toBe('on');
+    } finally {
+      client.release();
+    }
+    expect((await store.organization('async-org')).balance).toBe(9);
+  });
+
   it('charges a run once and refunds it once', async () => {
     await store.createOrganization('once-org');
     await store.grant('once-org', 100);
