@@ -157,6 +157,13 @@ describe.each([
     expect((await store.organization('async-org')).balance).toBe(9);
   });
 
+  it('counts requests in a table whose writes wait for no disk', async () => {
+    const { rows } = await store.pool.query<{ persistence: string }>(
+      `SELECT relpersistence AS persistence FROM pg_class WHERE relname = 'rate_limits'`,
+    );
+    expect(rows).toEqual([{ persistence: 'u' }]);
+  });
+
   it('charges a run once and refunds it once', async () => {
     await store.createOrganization('once-org');
     await store.grant('once-org', 100);
