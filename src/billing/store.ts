@@ -1,5 +1,6 @@
 import { Pool } from 'pg';
 import { keyHash, keyHint, newKey } from './apiKeys';
+import { STORE_STATEMENT_TIMEOUT_MS } from '../config/timeouts';
 import { migrate } from './migrate';
 
 /**
@@ -109,15 +110,24 @@ export class Store {
 
   /** Connects and brings the schema up to date. */
   static async open(databaseUrl: string, maxConnections = 10): Promise<Store> {
-    const pool = new Pool({ connectionString: databaseUrl, max: maxConnections, connectionTimeoutMillis: 10_000 });
+    // Without the statements' time limit: a process starting beside another waits for its migrations.
+    const migrations = new Pool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: 10_000 });
+    migrations.on('error', () => undefined);
+    try {
+      await migrate(migrations);
+    } finally {
+      await migrations.end();
+    }
+    const pool = new Pool({
+      connectionString: databaseUrl,
+      max: maxConnections,
+      connectionTimeoutMillis: STORE_STATEMENT_TIMEOUT_MS,
+      // Client-side: a store that hangs (a stopped process, a lost network) answers nothing, not even a
+      // server-side timeout. The connection of a statement that timed out is dropped, not reused.
+      query_timeout: STORE_STATEMENT_TIMEOUT_MS,
+    });
     // A connection the server dropped is replaced at the next query; without a listener it would end the process.
     pool.on('error', () => undefined);
-    try {
-      await migrate(pool);
-    } catch (err) {
-      await pool.end();
-      throw err;
-    }
     return new Store(pool);
   }
 

@@ -37,6 +37,13 @@ export const AUTOMATE_DEADLINE_MS = 60 * 60_000;
  */
 export const UNAVAILABLE_RETRY_AFTER_S = 10;
 
+/**
+ * How long a statement of the billing store (or a connection to it) may take before it fails: a
+ * store that has stopped answering then costs a request a 500 within a few of these, not a hang.
+ * Statements take milliseconds; a charge that fails this way starts no run.
+ */
+export const STORE_STATEMENT_TIMEOUT_MS = 5000;
+
 /** How long an API process trusts an organization's limits it read: `limits set` takes effect within it. */
 export const ORGANIZATION_LIMITS_CACHE_MS = 1000;
 
