@@ -62,9 +62,21 @@ function cpuMs(pid: number): number {
   }
 }
 
-const cpuOf = (processes: Record<string, number[]>): Record<string, number> =>
+/** CPU ms of each process, by name and then pid. */
+const cpuOf = (processes: Record<string, number[]>): Record<string, number[]> =>
+  Object.fromEntries(Object.entries(processes).map(([name, pids]) => [name, pids.map(cpuMs)]));
+
+/**
+ * The CPU ms each name's processes used between two readings. A process gone by the second (a
+ * PostgreSQL backend whose pooled connection was closed while idle) is left out, not counted as
+ * having given its time back.
+ */
+const cpuUsed = (before: Record<string, number[]>, after: Record<string, number[]>): Record<string, number> =>
   Object.fromEntries(
-    Object.entries(processes).map(([name, pids]) => [name, pids.reduce((sum, pid) => sum + cpuMs(pid), 0)]),
+    Object.entries(after).map(([name, ms]) => [
+      name,
+      ms.reduce((sum, now, i) => sum + (now > 0 ? now - (before[name]?.[i] ?? now) : 0), 0),
+    ]),
   );
 
 /** A PostgreSQL server's processes: its backends (the API's pooled connections among them) and its own workers. */
@@ -122,8 +134,8 @@ async function batch(
     }),
   );
   into.seconds += (performance.now() - started) / 1000;
-  for (const [name, ms] of Object.entries(cpuOf(side.processes)))
-    into.cpu[name] = (into.cpu[name] ?? 0) + ms - (cpuBefore[name] ?? 0);
+  for (const [name, ms] of Object.entries(cpuUsed(cpuBefore, cpuOf(side.processes))))
+    into.cpu[name] = (into.cpu[name] ?? 0) + ms;
 }
 
 /** Both sides, ROUNDS rounds each, the side going first alternating. */
