@@ -4,6 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import { ulid } from 'ulid';
 import { runSettlement } from '../src/billing/settlement';
 import { Store } from '../src/billing/store';
+import { RequestCounter } from '../src/limits/requestCounter';
 import { spawnChild, waitUntil, type Child } from '../src/stack/children';
 import { freePort } from '../src/stack/devServer';
 import { testDataConverter } from '../test/support/payloadKeys';
@@ -21,6 +22,8 @@ import { articlePage, fmt, percentile, servePage } from './common';
  */
 
 const STORES = (process.env.BENCH_STORES ?? 'embedded,postgres').split(',').filter(Boolean);
+/** What is sent: `run` (Extract Markdown at min, nocache) and `hit` (answered from the cache). */
+const KINDS = (process.env.BENCH_KINDS ?? 'run,hit').split(',').filter(Boolean) as Kind[];
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 /** Requests per round and side, by concurrency. */
 const PER_ROUND: Record<number, number> = {
@@ -41,8 +44,11 @@ const BODY: Record<Kind, { effort: 'min'; nocache: boolean }> = {
 interface Side {
   name: 'billed' | 'unbilled';
   base: string;
-  /** The processes whose CPU time its requests cost, by name: its API, the stack's store, Temporal and workers. */
-  processes: Record<string, number>;
+  /**
+   * The processes whose CPU time its requests cost, by name: its API, the stack's store (a
+   * PostgreSQL server's every process), Temporal and workers.
+   */
+  processes: Record<string, number[]>;
 }
 
 /** CPU ms a process has used (user and system), from /proc; 0 once it is gone. */
@@ -56,8 +62,33 @@ function cpuMs(pid: number): number {
   }
 }
 
-const cpuOf = (processes: Record<string, number>): Record<string, number> =>
-  Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuMs(pid)]));
+/** CPU ms of each process, by name and then pid. */
+const cpuOf = (processes: Record<string, number[]>): Record<string, number[]> =>
+  Object.fromEntries(Object.entries(processes).map(([name, pids]) => [name, pids.map(cpuMs)]));
+
+/**
+ * The CPU ms each name's processes used between two readings. A process gone by the second (a
+ * PostgreSQL backend whose pooled connection was closed while idle) is left out, not counted as
+ * having given its time back.
+ */
+const cpuUsed = (before: Record<string, number[]>, after: Record<string, number[]>): Record<string, number> =>
+  Object.fromEntries(
+    Object.entries(after).map(([name, ms]) => [
+      name,
+      ms.reduce((sum, now, i) => sum + (now > 0 ? now - (before[name]?.[i] ?? now) : 0), 0),
+    ]),
+  );
+
+/** A PostgreSQL server's processes: its backends (the API's pooled connections among them) and its own workers. */
+async function postgresPids(databaseUrl: string): Promise<number[]> {
+  const store = await Store.open(databaseUrl, 1);
+  try {
+    const { rows } = await store.pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity');
+    return rows.map((row) => row.pid);
+  } finally {
+    await store.close();
+  }
+}
 
 interface Sample {
   latencies: number[];
@@ -103,8 +134,8 @@ async function batch(
     }),
   );
   into.seconds += (performance.now() - started) / 1000;
-  for (const [name, ms] of Object.entries(cpuOf(side.processes)))
-    into.cpu[name] = (into.cpu[name] ?? 0) + ms - (cpuBefore[name] ?? 0);
+  for (const [name, ms] of Object.entries(cpuUsed(cpuBefore, cpuOf(side.processes))))
+    into.cpu[name] = (into.cpu[name] ?? 0) + ms;
 }
 
 /** Both sides, ROUNDS rounds each, the side going first alternating. */
@@ -155,7 +186,11 @@ async function pieces(stack: Stack, databaseUrl: string, finishedRun: string): P
   const client = new Client({ connection, namespace: stack.namespace, dataConverter: testDataConverter });
   try {
     const prefix = `bench/${ulid()}`;
+    const roundTrip = await timed(STATEMENTS, () => store.pool.query('SELECT 1'));
     const findKey = await timed(STATEMENTS, () => store.findKey(stack.apiKey));
+    const counter = new RequestCounter({ kind: 'postgres', pool: store.pool }, `bench-${ulid()}`);
+    const count = await timed(STATEMENTS, () => counter.count('test-org', 1_000_000));
+    const hitCharge = await timed(STATEMENTS, (i) => store.chargeCacheHits('test-org', 1, [`${prefix}/hit/${i}`]));
     const charge = await timed(STATEMENTS, (i) =>
       store.charge({
         organization: 'test-org',
@@ -168,7 +203,8 @@ async function pieces(stack: Stack, databaseUrl: string, finishedRun: string): P
     const settle = await timed(STATEMENTS, (i) => store.settle(`${prefix}/${i}`, true, 'bench'));
     const describe = await timed(STATEMENTS, () => runSettlement(client, finishedRun));
     return (
-      `  alone, p50: key lookup ${fmt(findKey)} ms, charge ${fmt(charge)} ms, settle ${fmt(settle)} ms, ` +
+      `  alone, p50: round trip (SELECT 1) ${fmt(roundTrip)} ms, key lookup ${fmt(findKey)} ms, ` +
+      `request count ${fmt(count)} ms, cache-hit charge ${fmt(hitCharge)} ms, charge ${fmt(charge)} ms, settle ${fmt(settle)} ms, ` +
       `Temporal describe of an ended run ${fmt(describe)} ms`
     );
   } finally {
@@ -204,21 +240,21 @@ async function benchStore(storeName: string, url: string): Promise<boolean> {
     throw err;
   });
   try {
-    const shared = Object.fromEntries(
-      Object.entries(stack.pids).filter(
-        (entry): entry is [string, number] => entry[0] !== 'api' && entry[1] !== undefined,
-      ),
+    const shared: Record<string, number[]> = Object.fromEntries(
+      Object.entries(stack.pids).flatMap(([name, pid]) => (name !== 'api' && pid !== undefined ? [[name, [pid]]] : [])),
     );
     const sides: [Side, Side] = [
-      { name: 'billed', base: stack.apiUrl, processes: { ...shared, api: stack.pids.api! } },
-      { name: 'unbilled', base: unbilled.base, processes: { ...shared, api: unbilled.child.process.pid! } },
+      { name: 'billed', base: stack.apiUrl, processes: { ...shared, api: [stack.pids.api!] } },
+      { name: 'unbilled', base: unbilled.base, processes: { ...shared, api: [unbilled.child.process.pid!] } },
     ];
     // Warm both: connections, the key cache, the JIT, the page in the cache.
     for (const side of sides)
       for (const kind of ['run', 'hit'] as const) await batch(side, stack.apiKey, url, kind, 40, 4, emptySample());
+    // After the warm-up, so the API's pooled connections are among them.
+    if (postgres) for (const side of sides) side.processes.store = await postgresPids(postgres.url);
     console.log(`store: ${storeName}; ${ROUNDS} rounds a side, alternating`);
     let met = true;
-    for (const kind of ['run', 'hit'] as const) {
+    for (const kind of KINDS) {
       const label = kind === 'run' ? 'Extract Markdown min, a run' : 'Extract Markdown, a cache hit';
       for (const concurrency of [1, 32]) {
         const { billed, unbilled: off } = await compare(sides, stack.apiKey, url, kind, concurrency);

@@ -5,6 +5,7 @@ import type { BillingSettings, PricedOperation } from '../config';
 import { ServiceError } from '../errors';
 import type { Logger } from '../telemetry/logger';
 import { KeyRing } from '../api/keyRing';
+import { KeyedBatches } from './batches';
 import { runSettlement } from './settlement';
 import type { Store, Unsettled } from './store';
 
@@ -90,6 +91,9 @@ const COMPLETED_BATCH_MS = 50;
 /** Completed runs settled by one statement at most; more are settled at once in another. */
 const COMPLETED_BATCH_SIZE = 500;
 
+/** Cache hits charged by one statement at most. */
+const HIT_BATCH_SIZE = 500;
+
 /** Lookups a process remembers at most, so a flood of distinct keys cannot grow it without bound. */
 const KEY_CACHE_ENTRIES = 10_000;
 
@@ -104,6 +108,11 @@ export class StoreBilling implements Billing {
   private sweeping = false;
   private completedRuns: string[] = [];
   private completedTimer: NodeJS.Timeout | undefined;
+  /** Cache hits of an organization that arrive while its last charge of hits is out go in the next. */
+  private readonly hitCharges = new KeyedBatches<string, boolean>(
+    (organization, runKeys) => this.chargeHits(organization, runKeys),
+    HIT_BATCH_SIZE,
+  );
 
   constructor(
     private readonly store: Store,
@@ -162,15 +171,20 @@ export class StoreBilling implements Billing {
   }
 
   async chargeCacheHit(organization: string): Promise<void> {
-    await this.charge({
-      organization,
-      // Nothing can go wrong after a hit, so there is nothing to settle: a key of its own per answer.
-      runKey: `${organization}/cache-hit/${ulid()}`,
-      operation: 'cache-hit',
-      amount: this.settings.cacheHitPrice,
-      expiresAt: new Date(),
-      settled: true,
-    });
+    // Nothing can go wrong after a hit, so there is nothing to settle: a key of its own per answer.
+    if (!(await this.hitCharges.add(organization, `${organization}/cache-hit/${ulid()}`)))
+      throw new ServiceError(
+        'insufficient_credits',
+        `${organization} cannot pay ${this.settings.cacheHitPrice} credits`,
+      );
+  }
+
+  /** Whether each hit, in order, was paid. */
+  private async chargeHits(organization: string, runKeys: string[]): Promise<boolean[]> {
+    const price = this.settings.cacheHitPrice;
+    const paid = await this.store.chargeCacheHits(organization, price, runKeys);
+    if (paid > 0) this.counters.charged.inc({ operation: 'cache-hit' }, paid * price);
+    return runKeys.map((_, i) => i < paid);
   }
 
   private async charge(charge: Parameters<Store['charge']>[0]): Promise<void> {

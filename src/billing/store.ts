@@ -1,5 +1,6 @@
 import { Pool } from 'pg';
 import { keyHash, keyHint, newKey } from './apiKeys';
+import { STORE_STATEMENT_TIMEOUT_MS } from '../config/timeouts';
 import { migrate } from './migrate';
 
 /**
@@ -45,7 +46,7 @@ export interface Charge {
   amount: number;
   /** Past this, a run that never started is refunded. */
   expiresAt: Date;
-  /** Settled at once: nothing can go wrong after it (a cache hit). */
+  /** Settled at once: nothing can go wrong after it (a free retry). */
   settled?: boolean;
   /** The process that charged, which starts the run (see `alive`); none for the run tools. */
   chargedBy?: string;
@@ -109,15 +110,24 @@ export class Store {
 
   /** Connects and brings the schema up to date. */
   static async open(databaseUrl: string, maxConnections = 10): Promise<Store> {
-    const pool = new Pool({ connectionString: databaseUrl, max: maxConnections, connectionTimeoutMillis: 10_000 });
+    // Without the statements' time limit: a process starting beside another waits for its migrations.
+    const migrations = new Pool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: 10_000 });
+    migrations.on('error', () => undefined);
+    try {
+      await migrate(migrations);
+    } finally {
+      await migrations.end();
+    }
+    const pool = new Pool({
+      connectionString: databaseUrl,
+      max: maxConnections,
+      connectionTimeoutMillis: STORE_STATEMENT_TIMEOUT_MS,
+      // Client-side: a store that hangs (a stopped process, a lost network) answers nothing, not even a
+      // server-side timeout. The connection of a statement that timed out is dropped, not reused.
+      query_timeout: STORE_STATEMENT_TIMEOUT_MS,
+    });
     // A connection the server dropped is replaced at the next query; without a listener it would end the process.
     pool.on('error', () => undefined);
-    try {
-      await migrate(pool);
-    } catch (err) {
-      await pool.end();
-      throw err;
-    }
     return new Store(pool);
   }
 
@@ -320,6 +330,20 @@ export class Store {
       if (pgCode(err) === UNIQUE_VIOLATION) return 'already_charged';
       throw err;
     }
+  }
+
+  /**
+   * Charges cache hits of the organization at `price` each, in their order, as many as its balance
+   * covers, in one statement; returns how many were paid. A hit has nothing to settle: each gets a
+   * settled ledger row under its own key.
+   */
+  async chargeCacheHits(organization: string, price: number, runKeys: string[]): Promise<number> {
+    const { rows } = await this.pool.query<{ paid: number }>('SELECT charge_cache_hits($1, $2, $3) AS paid', [
+      organization,
+      price,
+      runKeys,
+    ]);
+    return rows[0]?.paid ?? 0;
   }
 
   /**

@@ -37,6 +37,15 @@ export const AUTOMATE_DEADLINE_MS = 60 * 60_000;
  */
 export const UNAVAILABLE_RETRY_AFTER_S = 10;
 
+/**
+ * How long a statement of the billing store (or a connection to it) may take before it fails: a
+ * store that has stopped answering then costs a request a 500 within a few of these, not a hang.
+ * Statements take milliseconds, but on a loaded machine a burst of them queued at the embedded
+ * store (one at a time) can wait seconds, which must not turn into 500s. A charge that fails
+ * starts no run.
+ */
+export const STORE_STATEMENT_TIMEOUT_MS = 10_000;
+
 /** How long an API process trusts an organization's limits it read: `limits set` takes effect within it. */
 export const ORGANIZATION_LIMITS_CACHE_MS = 1000;
 

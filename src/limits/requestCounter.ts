@@ -5,6 +5,7 @@ import {
   RateLimiterRes,
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
+import { KeyedBatches } from '../billing/batches';
 import type { LimitBackend } from './backend';
 
 /** What a counted request learns: whether it is within its limit, and the figures for the headers. */
@@ -18,29 +19,55 @@ export interface Count {
 
 const WINDOW_S = 60;
 
+/** Requests counted by one statement at most. */
+const MAX_BATCH = 500;
+
 /**
- * Requests per key in fixed one-minute windows, counted in the backend every replica shares: one
- * round trip, an atomic increment (a Lua script in Redis, an upsert in PostgreSQL), by
- * rate-limiter-flexible. A key's limit may differ from call to call (an organization's own): the
- * library compares the shared count with a limiter's `points`, so there is one limiter per limit,
- * all counting in the same place.
+ * Requests per key in fixed one-minute windows, counted in the backend every replica shares: an
+ * atomic increment (a Lua script in Redis, an upsert in PostgreSQL), by rate-limiter-flexible. A
+ * key's limit may differ from call to call (an organization's own): the library compares the
+ * shared count with a limiter's `points`, so there is one limiter per limit, all counting in the
+ * same place. Requests of a key that arrive while its count is out are counted together by the
+ * next increment, of as many points as they are (see KeyedBatches).
  */
 export class RequestCounter {
   private readonly limiters = new Map<number, RateLimiterAbstract>();
+  private readonly batches = new KeyedBatches<{ key: string; limit: number }, Count>(
+    (_, requests) => this.countAll(requests[0]!.key, requests[0]!.limit, requests.length),
+    MAX_BATCH,
+  );
 
   constructor(
     private readonly backend: LimitBackend,
     private readonly prefix: string,
   ) {}
 
-  async count(key: string, limit: number): Promise<Count> {
+  count(key: string, limit: number): Promise<Count> {
+    return this.batches.add(`${limit}:${key}`, { key, limit });
+  }
+
+  /**
+   * Counts `requests` at once; each is told what it would have been told counted alone, one after
+   * another: the shared count after it, so exactly the limit of them, across every replica, pass.
+   */
+  private async countAll(key: string, limit: number, requests: number): Promise<Count[]> {
+    let res: RateLimiterRes;
     try {
-      const res = await this.limiter(limit).consume(key);
-      return { allowed: true, limit, remaining: res.remainingPoints, resetMs: res.msBeforeNext };
+      res = await this.limiter(limit).consume(key, requests);
     } catch (err) {
       if (!(err instanceof RateLimiterRes)) throw err;
-      return { allowed: false, limit, remaining: 0, resetMs: err.msBeforeNext };
+      res = err;
     }
+    const before = res.consumedPoints - requests;
+    return Array.from({ length: requests }, (_, i) => {
+      const counted = before + i + 1;
+      return {
+        allowed: counted <= limit,
+        limit,
+        remaining: Math.max(0, limit - counted),
+        resetMs: res.msBeforeNext,
+      };
+    });
   }
 
   private limiter(points: number): RateLimiterAbstract {

@@ -110,6 +110,60 @@ describe.each([
     expect((await store.organization('race-org')).balance).toBe(0);
   });
 
+  it('lets cache hits charged in batches on two replicas at once pay for exactly what a balance of 10 covers', async () => {
+    await store.createOrganization('hit-org');
+    await store.grant('hit-org', 10);
+    const replicas = [store, await Store.open(backend.url)];
+    // Hits charged in batches of 1 to 15, as a replica's concurrent hits are: each pays only what the balance covers.
+    const batches = Array.from({ length: 14 }, (_, i) =>
+      Array.from({ length: 1 + (i % 15) }, (_, j) => `hit-org/cache-hit/${i}-${j}`),
+    );
+    try {
+      const paid = await Promise.all(
+        batches.map((runKeys, i) => replicas[i % 2]!.chargeCacheHits('hit-org', 1, runKeys)),
+      );
+      expect(paid.reduce((a, b) => a + b, 0)).toBe(10);
+      expect((await store.organization('hit-org')).balance).toBe(0);
+      const charges = (await store.ledger('hit-org', 200)).filter((entry) => entry.kind === 'charge');
+      expect(charges.every((entry) => entry.amount === -1 && entry.operation === 'cache-hit')).toBe(true);
+      // A batch's hits are paid in their order: its first ones.
+      expect(new Set(charges.map((entry) => entry.runKey))).toEqual(
+        new Set(batches.flatMap((runKeys, i) => runKeys.slice(0, paid[i]))),
+      );
+    } finally {
+      await replicas[1]!.close();
+    }
+    // A price of 0 charges nothing and refuses nothing, even at a balance of 0.
+    expect(await store.chargeCacheHits('hit-org', 0, ['hit-org/cache-hit/free'])).toBe(1);
+    expect(await store.chargeCacheHits('no-such-org', 1, ['no-such-org/cache-hit/1'])).toBe(0);
+  });
+
+  it("commits cache hits' charges without waiting for the disk, and only theirs", async () => {
+    await store.createOrganization('async-org');
+    await store.grant('async-org', 10);
+    const client = await store.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`SELECT charge_cache_hits('async-org', 1, ARRAY['async-org/cache-hit/1'])`);
+      const inside = await client.query<{ setting: string }>(`SELECT current_setting('synchronous_commit') AS setting`);
+      await client.query('COMMIT');
+      expect(inside.rows[0]!.setting).toBe('off');
+      // The embedded store serves every connection in one session: the setting must end with the transaction.
+      const after = await client.query<{ setting: string }>(`SELECT current_setting('synchronous_commit') AS setting`);
+      expect(after.rows[0]!.setting).toBe('on');
+    } finally {
+      client.release();
+    }
+    expect((await store.organization('async-org')).balance).toBe(9);
+  });
+
+  it('counts requests in a table whose writes wait for no disk', async () => {
+    const { rows } = await store.pool.query<{ persistence: string }>(
+      `SELECT relpersistence AS persistence FROM pg_class WHERE relname = 'rate_limits'`,
+    );
+    expect(rows).toEqual([{ persistence: 'u' }]);
+  });
+
   it('charges a run once and refunds it once', async () => {
     await store.createOrganization('once-org');
     await store.grant('once-org', 100);

@@ -1,10 +1,12 @@
 import type { Client } from '@temporalio/client';
 import type { Context } from 'koa';
+import type { Pool } from 'pg';
 import pino from 'pino';
 import { Counter } from 'prom-client';
 import { StoreBilling } from '../../src/billing/billing';
 import type { Store } from '../../src/billing/store';
 import { createRunStarter } from '../../src/api/runStarter';
+import { RequestCounter } from '../../src/limits/requestCounter';
 import { loadConfig } from '../../src/config';
 import { eventually } from '../support/eventually';
 
@@ -14,9 +16,19 @@ import { eventually } from '../support/eventually';
  */
 
 const RUNS = 20;
+const HIT_BALANCE = 10;
 
 function recorders() {
-  const calls = { describe: 0, charge: 0, findKey: 0, settleStatements: 0, settled: new Set<string>() };
+  const calls = {
+    describe: 0,
+    charge: 0,
+    hitStatements: 0,
+    findKey: 0,
+    settleStatements: 0,
+    settled: new Set<string>(),
+  };
+  // Enough for HIT_BALANCE cache hits; each way of charging takes from it as the store would.
+  let balance = HIT_BALANCE;
   const store = {
     findKey: async () => {
       calls.findKey++;
@@ -24,9 +36,20 @@ function recorders() {
       await new Promise((resolve) => setImmediate(resolve));
       return { organization: 'acme', keyId: 'key_1' };
     },
-    charge: async () => {
+    charge: async (charge: { operation: string; amount: number }) => {
       calls.charge++;
+      await new Promise((resolve) => setImmediate(resolve));
+      if (charge.operation !== 'cache-hit') return 'charged';
+      if (balance < charge.amount) return 'insufficient';
+      balance -= charge.amount;
       return 'charged';
+    },
+    chargeCacheHits: async (_organization: string, price: number, runKeys: string[]) => {
+      calls.hitStatements++;
+      await new Promise((resolve) => setImmediate(resolve));
+      const paid = Math.min(runKeys.length, Math.floor(balance / price));
+      balance -= paid * price;
+      return paid;
     },
     settle: async (runKey: string) => {
       calls.settleStatements++;
@@ -99,6 +122,47 @@ it('settles completed runs without asking Temporal, many to a statement', async 
     );
     await eventually(() => calls.settled.size === RUNS, { what: 'every run settled', timeoutMs: 5000 });
     expect(calls).toMatchObject({ charge: RUNS, describe: 0, settleStatements: 1 });
+  } finally {
+    await billing.close();
+  }
+});
+
+it('counts the requests of an organization that arrive at once in a statement or two, each told its own figures', async () => {
+  // rate-limiter-flexible's upsert, as PostgreSQL would answer it: the key's points after adding.
+  const counts = new Map<string, number>();
+  let statements = 0;
+  const pool = {
+    query: async (_text: string, values: [string, number, number, number]) => {
+      statements++;
+      await new Promise((resolve) => setImmediate(resolve));
+      const [key, points, expire] = values;
+      counts.set(key, (counts.get(key) ?? 0) + points);
+      return { rows: [{ points: counts.get(key), expire }], rowCount: 1 };
+    },
+  } as unknown as Pool;
+  const counter = new RequestCounter({ kind: 'postgres', pool }, 'requests');
+  const results = await Promise.all(Array.from({ length: 32 }, () => counter.count('acme', 20)));
+  expect(statements).toBeLessThanOrEqual(2);
+  expect(results.filter((count) => count.allowed)).toHaveLength(20);
+  expect(results.map((count) => count.remaining)).toEqual([
+    ...Array.from({ length: 20 }, (_, i) => 19 - i),
+    ...Array.from({ length: 12 }, () => 0),
+  ]);
+  expect(results.slice(20).every((count) => !count.allowed)).toBe(true);
+});
+
+it('charges the cache hits of an organization that arrive at once in a statement or two, exactly as many as it can pay', async () => {
+  const { calls, store, client } = recorders();
+  const billing = storeBilling(store, client);
+  try {
+    const outcomes = await Promise.allSettled(Array.from({ length: 32 }, () => billing.chargeCacheHit('acme')));
+    expect(calls.charge + calls.hitStatements).toBeLessThanOrEqual(2);
+    // In the order they came: the first ten are paid.
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([
+      ...Array.from({ length: HIT_BALANCE }, () => 'fulfilled'),
+      ...Array.from({ length: 32 - HIT_BALANCE }, () => 'rejected'),
+    ]);
+    expect((outcomes[HIT_BALANCE] as PromiseRejectedResult).reason).toMatchObject({ code: 'insufficient_credits' });
   } finally {
     await billing.close();
   }
