@@ -26,6 +26,12 @@ export const ERRORS = {
   internal_address: { status: 422, message: 'access to internal resources is not allowed' },
   fetch_failed: { status: 500, message: 'failed to fetch URL' },
   conversion_failed: { status: 500, message: 'failed to convert HTML to Markdown' },
+  /**
+   * Extract Markdown's answer to a page too big, too deep or too slow to read within the bounds:
+   * the spec gives it the conversion's message, but unlike a conversion of ours that failed, the
+   * page is the caller's choice, so its charge is kept as Extract JSON's `page_too_large` is.
+   */
+  page_too_large_to_convert: { status: 500, message: 'failed to convert HTML to Markdown' },
   page_too_large: { status: 500, message: 'web page is too large' },
   generation_failed: { status: 500, message: 'failed to generate JSON' },
   transform_failed: { status: 500, message: 'failed to transform data' },

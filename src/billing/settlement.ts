@@ -9,7 +9,8 @@ import { ERRORS, isErrorCode } from '../errors';
  * - cancelled, or failed as `stream_abandoned` (the caller left its stream, or cancelled): kept;
  * - failed with a caller's error (a status below 500: a bad URL, an internal address...): kept;
  * - failed to fetch a page that answered 4xx (not there, forbidden): kept; the page is the caller's;
- * - failed with `page_too_large`: kept; the page is the caller's;
+ * - failed with `page_too_large` (or Extract Markdown's `page_too_large_to_convert`): kept; the page
+ *   is the caller's;
  * - failed to fetch otherwise (network, time-out, a 5xx), or with any other 5xx code (conversion,
  *   model, search, internal): refunded;
  * - timed out or terminated: refunded;
@@ -46,13 +47,16 @@ function failureCode(err: unknown): string {
 /** A workflow's own reasons to fail that are its caller's doing. */
 const CALLER_REASONS: ReadonlySet<string> = new Set(['stream_abandoned']);
 
+/** A page too large to read within the bounds: the caller chose it, whatever the operation says. */
+const PAGES_TOO_LARGE: ReadonlySet<string> = new Set(['page_too_large', 'page_too_large_to_convert']);
+
 /** The settlement of a run that failed with `err`. */
 export function failedRunSettlement(err: unknown): { refund: boolean; note: string } {
   const code = failureCode(err instanceof WorkflowFailedError ? err.cause : err);
   const status = pageStatus(err);
   if (code === 'fetch_failed' && status !== undefined && status >= 400 && status < 500)
     return { refund: false, note: `failed: the page answered ${status}` };
-  const callers = isErrorCode(code) ? code === 'page_too_large' || ERRORS[code].status < 500 : CALLER_REASONS.has(code);
+  const callers = isErrorCode(code) ? PAGES_TOO_LARGE.has(code) || ERRORS[code].status < 500 : CALLER_REASONS.has(code);
   if (callers) return { refund: false, note: `failed: ${code}` };
   return { refund: true, note: `refunded: ${code}` };
 }

@@ -68,7 +68,7 @@ async function modelInputOf(page: PageBody, settings: ReadSettings): Promise<Mod
  * have `web page is too large`.
  */
 export function tooCostly(reading: PageReading, detail: string): ServiceError {
-  return new ServiceError(reading.as === 'modelInput' ? 'page_too_large' : 'conversion_failed', detail);
+  return new ServiceError(reading.as === 'modelInput' ? 'page_too_large' : 'page_too_large_to_convert', detail);
 }
 
 export async function readPage<R extends PageReading>(

@@ -200,7 +200,7 @@ describe('a hostile page', () => {
         await expect(
           pool.readPage(page(long), { as: 'markdown', content: 'full' }, { detectShell: false }),
         ).rejects.toMatchObject({
-          code: 'conversion_failed',
+          code: 'page_too_large_to_convert',
           detail: expect.stringMatching(/took over 20 ms/),
         });
         outcome = 'stopped at its budget; the next page not read';

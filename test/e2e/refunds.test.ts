@@ -35,6 +35,8 @@ beforeAll(async () => {
       '/huge': html(
         `<html><head><title>Fleet</title></head><body><article>${'<h2>A boat</h2><p>The boat is moored at the quay with its crew of fishermen who mend nets every morning, as every boat of the harbour does.</p>'.repeat(2500)}</article></body></html>`,
       ),
+      // Over the reading's node bound (src/extraction/structureBounds.ts), under the download cap.
+      '/nodes': html(`<html><body>${'<p>A paragraph of words.</p>'.repeat(200_000)}</body></html>`),
       '/product': html(
         '<html><head><title>Harbour Lamp</title></head><body><article><h1>Harbour Lamp</h1><p>A brass lamp for 42.50 EUR that burns lamp oil for twelve hours, long enough to be the main content.</p></article></body></html>',
       ),
@@ -125,6 +127,18 @@ describe('a run that failed', () => {
     expect({ status: answer.status, error: answer.error }).toEqual({ status: 500, error: 'web page is too large' });
     const { balance, entries } = await settled(org, answer.workflowId!);
     expect({ balance, entries: kinds(entries) }).toEqual({ balance: 0, entries: [['charge', -50]] });
+  });
+
+  it('Extract Markdown of a page too large to convert (the caller’s: kept, as for Extract JSON)', async () => {
+    const { org, key } = await newOrganization('large', 10);
+    const answer = await post('/extract/markdown', key, { url: pages.url('/nodes'), effort: 'min', nocache: true });
+    // The spec has one message for a page Extract Markdown cannot convert, whoever is at fault.
+    expect({ status: answer.status, error: answer.error }).toEqual({
+      status: 500,
+      error: 'failed to convert HTML to Markdown',
+    });
+    const { balance, entries } = await settled(org, answer.workflowId!);
+    expect({ balance, entries: kinds(entries) }).toEqual({ balance: 0, entries: [['charge', -10]] });
   });
 
   it.each<[string, FormatReply]>([

@@ -16,6 +16,7 @@ it.each([
   ['a page that answered 404', false, wrapped(failure('fetch_failed', [{ httpStatus: 404 }]))],
   ['a page that answered 403', false, failure('fetch_failed', [{ httpStatus: 403 }])],
   ['a page too large', false, failure('page_too_large')],
+  ['a page too large to convert to Markdown', false, failure('page_too_large_to_convert')],
   ['a client that left its stream', false, failure('stream_abandoned')],
   ['a fetch that failed without an answer', true, wrapped(failure('fetch_failed'))],
   ['a page that answered 503', true, failure('fetch_failed', [{ httpStatus: 503 }])],
