@@ -1,11 +1,26 @@
+import path from 'node:path';
 import PDFDocument from 'pdfkit';
 import { pdfToMarkdown } from '../../src/extraction/pdf';
-import { loadPdfjs, MAX_FRAGMENTS_PER_PAGE, MAX_RULES_PER_PAGE } from '../../src/extraction/pdf/load';
+import { loadPdfjs, MAX_FRAGMENTS_PER_PAGE, MAX_RULES_PER_PAGE, pdfWorker } from '../../src/extraction/pdf/load';
 import { MAX_OUTLINE_ENTRIES } from '../../src/extraction/pdf/outline';
 
 /** Small PDFs drawn here, one stage of the PDF path each, and hostile ones that must stay bounded. */
 
 type Doc = PDFKit.PDFDocument;
+
+/** A font file pdfkit embeds (the standard 14 it only names): one pdf.js ships. */
+const EMBEDDED_FONT = path.join(
+  path.dirname(require.resolve('pdfjs-dist/package.json')),
+  'standard_fonts',
+  'LiberationSans-Regular.ttf',
+);
+
+/** A message as pdf.js's in-process port delivers it: a request's, a common object's or a stream chunk's. */
+interface Crossed {
+  action?: string;
+  data?: unknown[];
+  chunk?: { fnArray?: number[]; argsArray?: unknown[] };
+}
 
 function makePdf(draw: (doc: Doc) => void, size: [number, number] = [595, 842]): Promise<Buffer> {
   const doc = new PDFDocument({ size, margin: 50 });
@@ -348,6 +363,44 @@ describe('PDF to Markdown in a shared process', () => {
     } finally {
       reads.mockRestore();
     }
+  });
+});
+
+describe("what crosses pdf.js's in-process port", () => {
+  it('carries no glyph outlines and no glyphs of shown text, the ruling lines still', async () => {
+    const pdf = await makePdf((doc) => {
+      doc.font(EMBEDDED_FONT).fontSize(11).text('Prose in a font the document embeds, in a few words.');
+      ruledTable(
+        doc,
+        50,
+        200,
+        [120, 120],
+        [
+          [['Name'], ['Value']],
+          [['a'], ['1']],
+        ],
+      );
+    });
+    const port = (await pdfWorker()).port as unknown as {
+      addEventListener(type: 'message', listener: (event: { data: Crossed }) => void): void;
+      removeEventListener(type: 'message', listener: (event: { data: Crossed }) => void): void;
+    };
+    const { OPS } = loadPdfjs();
+    const crossed: string[] = [];
+    const listener = ({ data }: { data: Crossed }) => {
+      if (data.action === 'commonobj' && data.data?.[1] === 'FontPath') crossed.push('glyph outline');
+      data.chunk?.fnArray?.forEach((fn, i) => {
+        if (fn === OPS.showText && data.chunk?.argsArray?.[i]) crossed.push('glyphs');
+      });
+    };
+    port.addEventListener('message', listener);
+    try {
+      const { markdown } = await pdfToMarkdown(pdf);
+      expect(markdown).toContain('| Name | Value |');
+    } finally {
+      port.removeEventListener('message', listener);
+    }
+    expect(new Set(crossed)).toEqual(new Set());
   });
 });
 
