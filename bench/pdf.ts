@@ -1,9 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { startStack, stopStack } from '../test/support/localStack';
+import { startStack, stopStack, type Stack } from '../test/support/localStack';
 
 /**
  * `npm run bench:pdf [-- --peers]`: PDF to Markdown quality and speed on the PDF benchmark in
@@ -12,6 +14,11 @@ import { startStack, stopStack } from '../test/support/localStack';
  * the folder's scorer and prints NID, TEDS, MHS, overall and s/page, overall and per layout.
  * `--peers` also runs pymupdf4llm and opendataloader-pdf (the folder's peers runner) in the same
  * run, so the comparison is measured on this machine, not quoted.
+ *
+ * `--against <dir>` times this build against another (a checkout, or a copy of one, built with
+ * `npm run build:tools`) instead of scoring: both stacks up at once, each document sent to one
+ * and then the other, the order alternating, so each pair of timings shares the load of its
+ * moment. On a machine others load, s/page moves several-fold between runs; the ratio moves less.
  */
 
 const BENCH_DIR = process.env.PDF_BENCH_DIR ?? path.resolve(__dirname, '..', '..', '..', 'shared', 'pdf-bench');
@@ -19,6 +26,8 @@ const BENCH_DIR = process.env.PDF_BENCH_DIR ?? path.resolve(__dirname, '..', '..
 const VENV = process.env.PDF_BENCH_VENV ?? path.join(os.tmpdir(), 'webloom-pdf-bench-venv');
 const PYTHON = path.join(VENV, 'bin', 'python');
 const PEERS = ['pymupdf4llm', 'opendataloader'];
+/** Passes over the corpus of a timing against another build. */
+const PAIRED_ROUNDS = 3;
 /** The loopback host the folder's runner serves the PDFs on. */
 const RUNNER_HOST = '127.0.0.1';
 
@@ -115,18 +124,83 @@ function report(engines: Engine[], docs: Document[]): void {
   }
 }
 
+function servePdfs(): Promise<Server> {
+  const server = createServer((req, res) => {
+    readFile(path.join(BENCH_DIR, 'pdfs', path.basename(req.url ?? '')))
+      .then((pdf) => res.writeHead(200, { 'content-type': 'application/pdf' }).end(pdf))
+      .catch(() => res.writeHead(404).end());
+  });
+  return new Promise((resolve) => server.listen(0, RUNNER_HOST, () => resolve(server)));
+}
+
+/** Seconds from sending to the answer's last byte, as the folder's runner times it. */
+async function extractSeconds(stack: Stack, url: string): Promise<number> {
+  const started = performance.now();
+  const res = await fetch(`${stack.apiUrl}/extract/markdown`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ url, metadata: true, nocache: true }),
+  });
+  const body = await res.text();
+  if (res.status !== 200) throw new Error(`${url}: HTTP ${res.status} ${body.slice(0, 200)}`);
+  return (performance.now() - started) / 1000;
+}
+
+async function timeAgainst(against: string, docs: (Document & { pages: number })[], dataDir: string): Promise<void> {
+  const other = (await import(path.join(path.resolve(against), 'dist', 'test', 'support', 'localStack.js'))) as {
+    startStack: typeof startStack;
+  };
+  const server = await servePdfs();
+  const base = `http://${RUNNER_HOST}:${(server.address() as AddressInfo).port}/`;
+  const env = { LOG_LEVEL: 'warn', ALLOW_INTERNAL_HOSTS: RUNNER_HOST, CONVERT_TIMEOUT_MS: '60000' };
+  const names = ['this build', against];
+  const stacks: Stack[] = [];
+  try {
+    stacks.push(await startStack(path.join(dataDir, 'bench-logs'), env));
+    stacks.push(await other.startStack(path.join(dataDir, 'bench-logs-against'), env));
+    // Each stack's threads load pdf.js and warm up on their first documents.
+    for (const stack of stacks) for (const doc of docs.slice(0, 4)) await extractSeconds(stack, `${base}${doc.id}.pdf`);
+    const perPage: number[][] = [[], []];
+    const loads: number[] = [];
+    for (let round = 0; round < PAIRED_ROUNDS; round++) {
+      for (const [i, doc] of docs.entries()) {
+        loads.push(os.loadavg()[0]!);
+        for (const k of (i + round) % 2 === 0 ? [0, 1] : [1, 0])
+          perPage[k]!.push((await extractSeconds(stacks[k]!, `${base}${doc.id}.pdf`)) / doc.pages);
+      }
+    }
+    const [ours, theirs] = perPage as [number[], number[]];
+    console.log(`\n${PAIRED_ROUNDS} passes, ${docs.length} documents each, load average median ${f3(median(loads))}:`);
+    names.forEach((name, k) => console.log(`${name}: median s/page ${f3(median(perPage[k]!))}`));
+    console.log(
+      `this build / ${against}: ratio of the medians ${f3(median(ours) / median(theirs))}, ` +
+        `median of the paired ratios ${f3(median(ours.map((s, i) => s / theirs[i]!)))}`,
+    );
+  } finally {
+    for (const stack of stacks) await stopStack(stack);
+    server.close();
+  }
+}
+
 async function main(): Promise<void> {
   const peers = process.argv.includes('--peers');
+  const againstAt = process.argv.indexOf('--against');
   if (!existsSync(path.join(BENCH_DIR, 'score.py')))
     throw new Error(`no PDF benchmark at ${BENCH_DIR}: set PDF_BENCH_DIR`);
-  ensureVenv(peers);
   const docs = (
     JSON.parse(readFileSync(path.join(BENCH_DIR, 'corpus.json'), 'utf8')) as {
       documents_list: (Document & { pages: number })[];
     }
   ).documents_list;
-  const pages = new Map(docs.map((doc) => [doc.id, doc.pages]));
   const dataDir = path.resolve(__dirname, '..', '..', 'data');
+  if (againstAt > 0) {
+    const against = process.argv[againstAt + 1];
+    if (!against) throw new Error('--against needs the directory of another build');
+    await timeAgainst(against, docs, dataDir);
+    return;
+  }
+  ensureVenv(peers);
+  const pages = new Map(docs.map((doc) => [doc.id, doc.pages]));
   const results = path.join(dataDir, 'bench-pdf');
   await rm(results, { recursive: true, force: true });
   const ours = path.join(results, 'webloom');

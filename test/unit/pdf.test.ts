@@ -1,11 +1,27 @@
+import path from 'node:path';
+import { deflateSync } from 'node:zlib';
 import PDFDocument from 'pdfkit';
 import { pdfToMarkdown } from '../../src/extraction/pdf';
-import { loadPdfjs, MAX_FRAGMENTS_PER_PAGE, MAX_RULES_PER_PAGE } from '../../src/extraction/pdf/load';
+import { loadPdfjs, MAX_FRAGMENTS_PER_PAGE, MAX_RULES_PER_PAGE, pdfWorker } from '../../src/extraction/pdf/load';
 import { MAX_OUTLINE_ENTRIES } from '../../src/extraction/pdf/outline';
 
 /** Small PDFs drawn here, one stage of the PDF path each, and hostile ones that must stay bounded. */
 
 type Doc = PDFKit.PDFDocument;
+
+/** A font file pdfkit embeds (the standard 14 it only names): one pdf.js ships. */
+const EMBEDDED_FONT = path.join(
+  path.dirname(require.resolve('pdfjs-dist/package.json')),
+  'standard_fonts',
+  'LiberationSans-Regular.ttf',
+);
+
+/** A message as pdf.js's in-process port delivers it: a request's, a common object's or a stream chunk's. */
+interface Crossed {
+  action?: string;
+  data?: unknown[];
+  chunk?: { fnArray?: number[]; argsArray?: unknown[] };
+}
 
 function makePdf(draw: (doc: Doc) => void, size: [number, number] = [595, 842]): Promise<Buffer> {
   const doc = new PDFDocument({ size, margin: 50 });
@@ -107,6 +123,57 @@ function outlinedPdf(
   for (const offset of offsets) parts.push(`${String(offset).padStart(10, '0')} 00000 n \n`);
   parts.push(`trailer\n<< /Size ${count} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`);
   return Buffer.from(parts.join(''), 'latin1');
+}
+
+/** How long memory is watched after the conversion, for the decoding pdf.js does in the background. */
+const IMAGE_WATCH_MS = 3_000;
+
+/** Pixels of the image imagePdf draws: 100 million, 100 MB once decoded, from a file of 100 KB. */
+const IMAGE_SIDE = 10_000;
+const IMAGE_BYTES = IMAGE_SIDE * IMAGE_SIDE;
+
+/** A one-page PDF of a line of text and a grey image drawn over the page, its pixels all zero. */
+function imagePdf(): Buffer {
+  const pixels = deflateSync(Buffer.alloc(IMAGE_SIDE * IMAGE_SIDE));
+  const content = 'BT /F1 12 Tf 50 800 Td (A caption under a large image.) Tj ET\nq 495 0 0 600 50 100 cm /Im1 Do Q';
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R ' +
+      '/Resources << /Font << /F1 5 0 R >> /XObject << /Im1 6 0 R >> >> >>',
+    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+  ];
+  const parts: Buffer[] = [Buffer.from('%PDF-1.7\n', 'latin1')];
+  const offsets: number[] = [];
+  let length = parts[0]!.length;
+  const add = (chunk: Buffer) => {
+    parts.push(chunk);
+    length += chunk.length;
+  };
+  objects.forEach((body, i) => {
+    offsets.push(length);
+    add(Buffer.from(`${i + 1} 0 obj\n${body}\nendobj\n`, 'latin1'));
+  });
+  offsets.push(length);
+  add(
+    Buffer.from(
+      `6 0 obj\n<< /Type /XObject /Subtype /Image /Width ${IMAGE_SIDE} /Height ${IMAGE_SIDE} ` +
+        `/ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode /Length ${pixels.length} >>\nstream\n`,
+      'latin1',
+    ),
+  );
+  add(pixels);
+  add(Buffer.from('\nendstream\nendobj\n', 'latin1'));
+  const count = offsets.length + 1;
+  const xref = [
+    `xref\n0 ${count}\n0000000000 65535 f \n`,
+    ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`),
+  ];
+  add(
+    Buffer.from(`${xref.join('')}trailer\n<< /Size ${count} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`, 'latin1'),
+  );
+  return Buffer.concat(parts);
 }
 
 describe('PDF to Markdown', () => {
@@ -351,6 +418,49 @@ describe('PDF to Markdown in a shared process', () => {
   });
 });
 
+describe("what crosses pdf.js's in-process port", () => {
+  it('carries no glyph outlines and no glyphs of shown text, the ruling lines still', async () => {
+    const pdf = await makePdf((doc) => {
+      doc.font(EMBEDDED_FONT).fontSize(11).text('Prose in a font the document embeds, in a few words.');
+      ruledTable(
+        doc,
+        50,
+        200,
+        [120, 120],
+        [
+          [['Name'], ['Value']],
+          [['a'], ['1']],
+        ],
+      );
+    });
+    const port = (await pdfWorker()).port as unknown as {
+      addEventListener(type: 'message', listener: (event: { data: Crossed }) => void): void;
+      removeEventListener(type: 'message', listener: (event: { data: Crossed }) => void): void;
+    };
+    const { OPS } = loadPdfjs();
+    const crossed: string[] = [];
+    // The text shown, as operators: what would be cut is seen, so the test cannot pass by seeing nothing.
+    let shown = 0;
+    const listener = ({ data }: { data: Crossed }) => {
+      if (data.action === 'commonobj' && data.data?.[1] === 'FontPath') crossed.push('glyph outline');
+      data.chunk?.fnArray?.forEach((fn, i) => {
+        if (fn !== OPS.showText) return;
+        shown++;
+        if (data.chunk?.argsArray?.[i]) crossed.push('glyphs');
+      });
+    };
+    port.addEventListener('message', listener);
+    try {
+      const { markdown } = await pdfToMarkdown(pdf);
+      expect(markdown).toContain('| Name | Value |');
+    } finally {
+      port.removeEventListener('message', listener);
+    }
+    expect(shown).toBeGreaterThan(0);
+    expect(new Set(crossed)).toEqual(new Set());
+  });
+});
+
 describe('PDF to Markdown on hostile PDFs', () => {
   test('a page of more text runs than the cap keeps the cap', async () => {
     const runs = MAX_FRAGMENTS_PER_PAGE + 5_000;
@@ -426,6 +536,22 @@ describe('PDF to Markdown on hostile PDFs', () => {
     expect(markdown).toBe('# Early entry\n\nText after the early entry.\n\nLate entry\n\nText after the late entry.');
     expect(Date.now() - started).toBeLessThan(20_000);
   }, 60_000);
+
+  test('an image of 100 million pixels is never decoded, during the conversion or after it', async () => {
+    const pdf = imagePdf();
+    const before = process.memoryUsage().arrayBuffers;
+    let peak = 0;
+    const watch = setInterval(() => (peak = Math.max(peak, process.memoryUsage().arrayBuffers - before)), 20);
+    try {
+      const { markdown } = await pdfToMarkdown(pdf);
+      expect(markdown).toContain('A caption under a large image.');
+      // pdf.js decodes a page's images in the background: the conversion is over before it is.
+      await new Promise((resolve) => setTimeout(resolve, IMAGE_WATCH_MS));
+    } finally {
+      clearInterval(watch);
+    }
+    expect(peak).toBeLessThan(IMAGE_BYTES / 10);
+  });
 
   test('a broken file is an error, not a hang', async () => {
     await expect(pdfToMarkdown(Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >>\ngarbage'))).rejects.toThrow();

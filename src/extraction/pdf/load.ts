@@ -30,11 +30,18 @@ export function loadPdfjs(): Pdfjs {
 const ANSWER = 1;
 const FAILURE = 2;
 
+/** pdf.js's stream message kind for a chunk sent (its StreamKind.ENQUEUE). */
+const ENQUEUE = 4;
+
 interface Message {
   sourceName?: string;
   targetName?: string;
   callback?: number;
   callbackId?: number;
+  action?: string;
+  data?: { evaluatorOptions?: Record<string, unknown> };
+  stream?: number;
+  chunk?: { fnArray?: number[]; argsArray?: unknown[] };
 }
 
 interface Port {
@@ -43,12 +50,55 @@ interface Port {
 
 let worker: Promise<InstanceType<Pdfjs['PDFWorker']>> | undefined;
 
+let pathOps: Set<number> | undefined;
+/** The operators whose arguments rulesOf reads; every other operator's are dropped on the way. */
+function ruleOps(): Set<number> {
+  const ops = loadPdfjs().OPS;
+  pathOps ??= new Set([
+    ops.save,
+    ops.restore,
+    ops.transform,
+    ops.constructPath,
+    ops.fill,
+    ops.eoFill,
+    ops.stroke,
+    ops.fillStroke,
+    ops.closeStroke,
+    ops.endPath,
+  ]);
+  return pathOps;
+}
+
 /**
- * The process's one pdf.js worker, in-process, shared by its documents, its port guarded. pdf.js
- * hands each answer over by structuredClone, which overflows the stack on a deeply nested outline
- * (thousands of levels, a few hundred kilobytes of PDF), in a callback that loses the error: the
- * request was never answered and the process (a reading thread) died of the unhandled rejection.
- * The guard answers such a request with the error instead, so its promise rejects.
+ * What crosses the port, cut to what this converter reads; the port clones every message, and
+ * most of what pdf.js sends is for drawing, which is never done here:
+ * - the evaluator is told fonts will be loaded as font faces, so it does not build and send an
+ *   outline of every glyph shown (for drawing without font faces), the display side still
+ *   loading none;
+ * - an operator list chunk keeps the arguments of path operators only: shown text's glyph
+ *   objects were most of the clone, a third of a page's conversion.
+ */
+function trimmed(message: Message): Message {
+  const options = message.action === 'GetDocRequest' ? message.data?.evaluatorOptions : undefined;
+  if (options)
+    return { ...message, data: { ...message.data, evaluatorOptions: { ...options, disableFontFace: false } } };
+  const chunk = message.stream === ENQUEUE ? message.chunk : undefined;
+  if (!chunk?.fnArray || !chunk.argsArray) return message;
+  const { fnArray, argsArray } = chunk;
+  const keep = ruleOps();
+  return {
+    ...message,
+    chunk: { ...chunk, argsArray: argsArray.map((args, i) => (keep.has(fnArray[i]!) ? args : null)) },
+  };
+}
+
+/**
+ * The process's one pdf.js worker, in-process, shared by its documents, its port guarded and its
+ * messages trimmed (see trimmed). pdf.js hands each answer over by structuredClone, which
+ * overflows the stack on a deeply nested outline (thousands of levels, a few hundred kilobytes of
+ * PDF), in a callback that loses the error: the request was never answered and the process (a
+ * reading thread) died of the unhandled rejection. The guard answers such a request with the
+ * error instead, so its promise rejects.
  */
 export function pdfWorker(): Promise<InstanceType<Pdfjs['PDFWorker']>> {
   worker ??= (async () => {
@@ -58,7 +108,7 @@ export function pdfWorker(): Promise<InstanceType<Pdfjs['PDFWorker']>> {
     const post = port.postMessage.bind(port);
     port.postMessage = (message, transfer) => {
       try {
-        post(message, transfer);
+        post(trimmed(message), transfer);
       } catch (err) {
         if (message.callback !== ANSWER) throw err;
         const { sourceName, targetName, callbackId } = message;
