@@ -195,9 +195,16 @@ function summaryLine(rows: ReliabilityRow[]): string {
 
 const when = (startedAt: string) => `${startedAt.slice(0, 10)} ${startedAt.slice(11, 16)} UTC`;
 
-function runLine({ run }: ReliabilityRecord): string {
+/** The run's topology, or the ones its rows name when a suite ran on more than one (the chaos matrix). */
+function topologies({ run, rows }: ReliabilityRecord): string {
+  const named = [...new Set(rows.map((row) => row.figures?.topology).filter((t) => typeof t === 'string'))];
+  return named.length > 1 ? `${named.map(cell).join(' and ')} topologies` : `${cell(run.topology)} topology`;
+}
+
+function runLine(record: ReliabilityRecord): string {
+  const { run } = record;
   return (
-    `Run: commit \`${cell(run.commit)}\`, started ${cell(when(run.startedAt))}, ${cell(run.topology)} topology, ` +
+    `Run: commit \`${cell(run.commit)}\`, started ${cell(when(run.startedAt))}, ${topologies(record)}, ` +
     `${run.cores} cores, load average ${run.loadAverage} at the start.`
   );
 }

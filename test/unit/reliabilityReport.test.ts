@@ -134,6 +134,21 @@ describe('renderReliabilityReport', () => {
     expect(section).toContain('| fuzzed body | extractMarkdown | 400 267, read 33 | yes | 300 | 7 | 300 |');
   });
 
+  it('names both topologies of a suite whose rows ran on each', () => {
+    const chaos: ReliabilityRecord = {
+      suite: 'chaos',
+      run: run('def5678'),
+      rows: [
+        row('kill -9 API', 'Research stream', true, { topology: 'dev' }),
+        row('kill -9 API replica 1', 'Research stream', true, { topology: 'cluster' }),
+      ],
+    };
+    const section = renderReliabilityReport([chaos]);
+    expect(section).toContain(
+      'Run: commit `def5678`, started 2026-11-27 12:03 UTC, dev and cluster topologies, 2 cores',
+    );
+  });
+
   it('shows the address battery as addresses by paths, and the rows not as required in full', () => {
     const section = report.slice(report.indexOf('## Address policy'), report.indexOf('## Load'));
     expect(section).toContain('| Address | named, min | redirect, max |');
