@@ -8,6 +8,7 @@ import { SLOW_PATH } from '../support/researchCorpus';
 import { scriptModel, volcanoScript } from '../support/researchScript';
 import { startResearchStack, type ResearchStack } from '../support/researchStack';
 import { startSecondApi } from '../support/secondApi';
+import { slowPages } from '../support/slowPages';
 import { SseStream } from '../support/sseClient';
 
 /**
@@ -17,8 +18,6 @@ import { SseStream } from '../support/sseClient';
  * One stack that can research (test/support/researchStack.ts), whose workers this file kills and
  * starts again, and whose API sweeps every 200 ms.
  */
-
-const PAGE_DELAY_MS = 3_000;
 
 let stack: ResearchStack;
 let pages: FixtureServer;
@@ -30,16 +29,7 @@ const requested = new Set<string>();
 beforeAll(async () => {
   [stack, pages] = await Promise.all([
     startResearchStack('crashes', { BILLING_SETTLE_INTERVAL_MS: '200' }),
-    startFixtureServer({
-      '/slow': (req, res) => {
-        const id = new URL(req.url ?? '/', 'http://x').searchParams.get('id') ?? '';
-        requested.add(id);
-        const body = `<html><head><title>Slow page ${id}</title></head><body><article><h1>Slow page ${id}</h1>
-<p>${`Paragraph of slow page ${id}, which takes a while to arrive, long enough to lose a process meanwhile. `.repeat(4)}</p>
-</article></body></html>`;
-        setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(body), PAGE_DELAY_MS);
-      },
-    }),
+    startFixtureServer(slowPages(requested)),
   ]);
   connection = await Connection.connect({ address: stack.env.TEMPORAL_ADDRESS! });
   temporal = new Client({ connection, namespace: stack.env.TEMPORAL_NAMESPACE, dataConverter });

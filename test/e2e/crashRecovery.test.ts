@@ -3,6 +3,7 @@ import { FIXTURE_HOST } from '../support/localStack';
 import { startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 import { eventually } from '../support/eventually';
 import { holdPort, startNpmStart, type NpmStart } from '../support/npmStart';
+import { slowPages } from '../support/slowPages';
 
 /**
  * `npm start` as a user runs it (its own data directory and ports, apart from the shared test
@@ -13,8 +14,6 @@ import { holdPort, startNpmStart, type NpmStart } from '../support/npmStart';
  * @stack own
  */
 
-/** Long enough that the kill lands while every request is inside its fetch; within effort min's 5 s. */
-const PAGE_DELAY_MS = 3_000;
 const IN_FLIGHT = 4;
 const SENT_DURING_OUTAGE = 2;
 const API_KEY = 'crash-test-key-0123456789';
@@ -28,16 +27,7 @@ let nextId = 0;
 let sent = 0;
 
 beforeAll(async () => {
-  fixtures = await startFixtureServer({
-    '/slow': (req, res) => {
-      const id = new URL(req.url ?? '/', 'http://x').searchParams.get('id') ?? '';
-      requested.add(id);
-      const body = `<html><head><title>Slow page ${id}</title></head><body><article><h1>Slow page ${id}</h1>
-<p>${`Paragraph of slow page ${id}, served only after the server has thought it over for a while. `.repeat(6)}</p>
-</article></body></html>`;
-      setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(body), PAGE_DELAY_MS);
-    },
-  });
+  fixtures = await startFixtureServer(slowPages(requested));
   stack = await startNpmStart('crash-recovery', {
     API_KEYS: `${API_KEY}:crash-org`,
     ALLOW_INTERNAL_HOSTS: FIXTURE_HOST,

@@ -4,12 +4,13 @@ import { Pool } from 'pg';
 import { decide } from './agentScript';
 import { startAutomateSite, type AutomateSite } from './automateSite';
 import { eventually } from './eventually';
-import { startFixtureServer, type FixtureServer, type Handler } from './fixtureServer';
+import { startFixtureServer, type FixtureServer } from './fixtureServer';
 import { FIXTURE_HOST, OTHER_FIXTURE_HOST } from './localStack';
 import { startModelStandIn, type FormatReply, type StandInScript } from './modelStandIn';
 import { startNpmStart, type NpmStart } from './npmStart';
 import { startResearchCorpus } from './researchCorpus';
 import { startSearchStandIn, type SearchStandIn } from './searchStandIn';
+import { slowPages } from './slowPages';
 import type { ReliabilityRow } from './reliabilityRecord';
 import { sseMessages } from './sseClient';
 
@@ -70,8 +71,6 @@ export interface ChaosFault {
   inject(): Promise<void>;
 }
 
-/** Long enough that a fault lands while every extraction is inside its fetch. */
-export const PAGE_DELAY_MS = 3_000;
 /** Every model answer takes this long, so model calls are in flight when the fault lands. */
 const MODEL_DELAY_MS = 1_500;
 /** The one slow step of the plain Automate task: its model call that ends the task. */
@@ -81,20 +80,6 @@ const AUTOMATE_DECISION_MS = 6_000;
  * cores, several times over.
  */
 const RUN_WITHIN_MS = 180_000;
-
-/** The pages of the extractions: slow, so a fault lands mid-fetch. */
-export function slowPages(requested: Set<string>): Record<string, Handler> {
-  return {
-    '/slow': (req, res) => {
-      const id = new URL(req.url ?? '/', 'http://x').searchParams.get('id') ?? '';
-      requested.add(id);
-      const body = `<html><head><title>Slow page ${id}</title></head><body><article><h1>Slow page ${id}</h1>
-<p>${`Paragraph of slow page ${id}, which takes a while to arrive, long enough to lose a process meanwhile. `.repeat(4)}</p>
-</article></body></html>`;
-      setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(body), PAGE_DELAY_MS);
-    },
-  };
-}
 
 const json = (value: unknown): string => JSON.stringify(value);
 const ref = (role: string, name: string) => `{{ref:${role} "${name}"}}`;
