@@ -65,11 +65,18 @@ function showError(text: string): void {
   announce(`Failed: ${text}`);
 }
 
+/** `url` without the slashes it ends with; a loop, since /\/+$/ backtracks on many slashes not at the end. */
+function withoutTrailingSlashes(url: string): string {
+  let end = url.length;
+  while (end > 0 && url[end - 1] === '/') end--;
+  return url.slice(0, end);
+}
+
 /** The Web UI's page of a run; its Temporal run id is the answer's trace id once a run started. */
 function webUiLink(workflowId: string | null, traceId: string | null): HTMLElement | undefined {
   const base = safeHref(settings.temporalUiUrl);
   if (!base || !workflowId) return undefined;
-  const workflow = `${base.replace(/\/+$/, '')}/namespaces/${encodeURIComponent(settings.namespace)}/workflows/${encodeURIComponent(workflowId)}`;
+  const workflow = `${withoutTrailingSlashes(base)}/namespaces/${encodeURIComponent(settings.namespace)}/workflows/${encodeURIComponent(workflowId)}`;
   const run = traceId && /^[0-9a-f-]{36}$/i.test(traceId) ? `/${traceId}/history` : '';
   const link = externalLink(`${workflow}${run}`, 'Open in the Temporal Web UI');
   link.id = 'web-ui-link';
