@@ -285,6 +285,12 @@ describe('the MCP endpoint', () => {
     await expect(connect(crowded.key)).resolves.toBeDefined();
   });
 
+  it('holds to 32 sessions when more than 32 clients open theirs at the same moment', async () => {
+    const crowded = await newOrganization('mcp-burst', 10);
+    const opened = await Promise.allSettled(Array.from({ length: 40 }, () => connect(crowded.key)));
+    expect(opened.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(32);
+  });
+
   it('reports research progress as it runs and gives the report with its sources as the result', async () => {
     await script(volcanoScript());
     const client = await connect(key);

@@ -70,8 +70,14 @@ function createServer(deps: ApiDeps): Server {
 
 export function mcpRouter(deps: ApiDeps): Router<ApiState> {
   const sessions = new Map<string, Session>();
+  /**
+   * Every session from its first message to its close. A session gets its id (and its place in
+   * `sessions`) only once its `initialize` has been handled, after awaits: counted from there, a
+   * burst of first messages would all pass the cap.
+   */
+  const opened = new Set<Session>();
   const heldBy = (organization: string) =>
-    [...sessions.values()].filter((session) => session.organization === organization).length;
+    [...opened].filter((session) => session.organization === organization).length;
 
   async function open(organization: string): Promise<Session> {
     if (heldBy(organization) >= MAX_SESSIONS_PER_ORGANIZATION)
@@ -89,11 +95,18 @@ export function mcpRouter(deps: ApiDeps): Router<ApiState> {
         onsessioninitialized: (id) => void sessions.set(id, session),
       }),
     };
+    opened.add(session);
     server.onclose = () => {
       clearTimeout(session.idle);
+      opened.delete(session);
       if (session.transport.sessionId) sessions.delete(session.transport.sessionId);
     };
-    await server.connect(session.transport);
+    try {
+      await server.connect(session.transport);
+    } catch (err) {
+      opened.delete(session);
+      throw err;
+    }
     return session;
   }
 
