@@ -42,3 +42,36 @@ it('gives the failure event of a run still under way the id its client holds, no
   const ending = await eventually(() => reader.ending, { what: 'the reader to end the stream', timeoutMs: 5_000 });
   expect(ending).toMatchObject({ id: 1, event: 'error', data: { error: { name: 'stream_failed' } } });
 });
+
+/** A run whose reads Temporal keeps refusing as overloaded, while its queries answer: nothing new. */
+function temporalOverloadedForReads(): { client: Client; reads: () => number } {
+  let reads = 0;
+  const handle = {
+    executeUpdate: async () => {
+      reads++;
+      throw Object.assign(new Error('too many updates in flight'), { code: 8 });
+    },
+    query: async () => ({ events: [], headId: 1, closed: false, readsSpent: false }),
+    describe: async () => ({ status: { name: 'RUNNING' } }),
+    signal: async () => undefined,
+  };
+  return { client: { workflow: { getHandle: () => handle } } as unknown as Client, reads: () => reads };
+}
+
+it('asks again at the query pace, not in a tight loop, while Temporal refuses reads as overloaded', async () => {
+  const temporal = temporalOverloadedForReads();
+  const reader = new RunReader(
+    temporal.client,
+    'org/research/02',
+    researchStream,
+    1,
+    60_000,
+    pino({ level: 'silent' }),
+  );
+  reader.start();
+  // Watching the pace over a stretch of time is the point; nothing marks its end.
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  reader.stop();
+  // Every 500 ms: two reads in 600 ms. Every 20 ms, as before, it was about thirty.
+  expect(temporal.reads()).toBeLessThanOrEqual(4);
+});

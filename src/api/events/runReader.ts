@@ -169,10 +169,12 @@ export class RunReader {
         this.byQuery = held.readsSpent;
         if (held.events.length > 0 || held.closed) return held;
         if (await this.endedOtherwise()) return 'ended';
-        // Temporal has answered again: an outage spends none of the budget for refused reads.
-        if (isTransient(err)) deadline = Date.now() + RETRY_BUDGET_MS;
+        // Temporal has answered again: an outage spends none of the budget for refused reads. An
+        // overloaded or unreachable server is asked again at the query pace, not every few ms.
+        const transient = isTransient(err);
+        if (transient) deadline = Date.now() + RETRY_BUDGET_MS;
         if (Date.now() > deadline && !this.byQuery) throw err;
-        await sleep(REREAD_DELAY_MS);
+        await sleep(transient ? QUERY_POLL_MS : REREAD_DELAY_MS);
       }
     }
   }
