@@ -389,6 +389,11 @@ class RunView {
     const heading = el('h3', { text: op.id === 'research' ? 'Timeline by phase' : 'Timeline by step' });
     byId('result').append(el('section', { className: 'timeline-box' }, heading, this.timeline.element));
     addEventListener('pagehide', this.saveNow);
+    // A view left for another request must not store its run again once the store was cleared.
+    controller.signal.addEventListener('abort', () => {
+      removeEventListener('pagehide', this.saveNow);
+      clearTimeout(this.saveTimer);
+    });
     const replayed = run.events;
     run.events = [];
     for (const event of replayed) this.apply(event);
@@ -397,7 +402,7 @@ class RunView {
   private readonly saveNow = () => {
     clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
-    if (this.run.runId) runStore.save(this.run);
+    if (this.run.runId && !this.controller.signal.aborted) runStore.save(this.run);
   };
 
   private save(): void {

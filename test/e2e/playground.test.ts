@@ -397,3 +397,31 @@ test("On a phone's width: one column, nothing wider than the screen, no accessib
   expect(problems).toEqual([]);
   await context.close();
 }, 60_000);
+
+test('A run left for another operation is not brought back by a reload', async () => {
+  // Slow answers, so the research is still under way when the person turns to something else.
+  await fetch(`${process.env.TEST_MODEL_URL}/__control/script`, {
+    method: 'POST',
+    body: JSON.stringify({ replies: [], byFormat: volcanoScript(), delayMs: 3_000 } satisfies StandInScript),
+  });
+  const { context, page, problems } = await open();
+  await useKey(page);
+  await page.getByRole('radio', { name: 'Research' }).check();
+  await page.getByLabel('Question (required)').fill('How do the volcanoes of Iceland erupt?');
+  await page.getByRole('button', { name: 'Run' }).click();
+  await page.locator('.timeline li[data-event="start"]').waitFor({ timeout: 30_000 });
+
+  await page.getByRole('radio', { name: 'Extract Markdown' }).check();
+  await page.getByLabel('Page URL (required)').fill(pages.url('/lamps'));
+  await page.getByRole('button', { name: 'Run' }).click();
+  await page.locator('.markdown h1').first().waitFor({ timeout: 30_000 });
+
+  await page.reload();
+  await page.getByRole('radio', { name: 'Extract Markdown' }).waitFor();
+  // The page is as a fresh one would be: no research restored, no timeline reconnected.
+  await expect(page.getByRole('radio', { name: 'Research' }).isChecked()).resolves.toBe(false);
+  await expect(page.locator('.timeline-box').count()).resolves.toBe(0);
+  expect(problems).toEqual([]);
+  await context.close();
+  await script({});
+}, 60_000);
