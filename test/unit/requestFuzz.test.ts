@@ -32,6 +32,21 @@ const text = fc.oneof(
 );
 const number = fc.oneof(fc.double(), fc.integer(), fc.constantFrom(0, -0, 1e308, -1e308, 2 ** 53, 0.1));
 
+/** Whether a reader read the body or refused it with a 400 the description lists; counted by answer. */
+function readOrListed(
+  result: ReturnType<typeof outcome>,
+  messages: readonly string[],
+  count: (answer: string) => void,
+): boolean {
+  if ('read' in result) {
+    count('read');
+    return true;
+  }
+  const listed = result.status === 400 && messages.includes(result.error);
+  count(listed ? String(result.status) : `${result.status} unlisted`);
+  return listed;
+}
+
 /** Hostile JSON: any value, nested deeper than any reader should walk. */
 const deep = fc.nat({ max: 5_000 }).map((depth) => {
   let value: unknown = 'bottom';
@@ -73,13 +88,7 @@ describe.each(withBodies.filter((operation) => READERS[operation.operationId]))(
       fc.assert(
         fc.property(body, (sample) => {
           const result = outcome(READERS[operation.operationId]!, sample as Record<string, unknown>);
-          if ('read' in result) {
-            count('read');
-            return true;
-          }
-          const listed = result.status === 400 && messages.includes(result.error);
-          count(listed ? String(result.status) : `${result.status} unlisted`);
-          return listed;
+          return readOrListed(result, messages, count);
         }),
         { seed: SEED, numRuns: RUNS },
       ),
@@ -131,13 +140,7 @@ it('Extract JSON reads or refuses with a listed 400 every JSON Schema, recursive
     fc.assert(
       fc.property(anySchema, (json_schema) => {
         const result = outcome(READERS.extractJson!, { url: 'https://example.com/', json_schema });
-        if ('read' in result) {
-          count('read');
-          return true;
-        }
-        const listed = result.status === 400 && messages.includes(result.error);
-        count(listed ? String(result.status) : `${result.status} unlisted`);
-        return listed;
+        return readOrListed(result, messages, count);
       }),
       { seed: SEED, numRuns: RUNS },
     ),
