@@ -3,6 +3,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { Pool } from 'pg';
+import { runMain } from '../config/runMain';
 import { migrate } from './migrate';
 import { embeddedStoreUrl, SOCKET_FILE } from './embeddedStore';
 
@@ -50,7 +51,4 @@ async function main(): Promise<void> {
   process.once('SIGINT', stop);
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+runMain(main);

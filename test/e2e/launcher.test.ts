@@ -25,6 +25,8 @@ const GONE_WITHIN_MS = 30_000;
 let dataDir: string;
 let env: NodeJS.ProcessEnv;
 let fixtures: FixtureServer;
+/** Resolves when a request for /hang has arrived: the page that keeps a request in flight. */
+let hangAsked: () => void = () => undefined;
 const launched: ChildProcess[] = [];
 
 beforeAll(async () => {
@@ -33,6 +35,8 @@ beforeAll(async () => {
       res
         .writeHead(200, { 'content-type': 'text/html' })
         .end('<html><head><title>Rendered</title></head><body><h1>Rendered in Chromium</h1></body></html>'),
+    // Never answered: a request held in flight when the stack is stopped.
+    '/hang': () => hangAsked(),
   });
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'webloom-launcher-'));
   env = {
@@ -47,6 +51,8 @@ beforeAll(async () => {
     ALLOW_INTERNAL_HOSTS: FIXTURE_HOST,
     // Info: the API's and workers' own lines, which must reach a pipe as JSON.
     LOG_LEVEL: 'info',
+    // A graceful stop longer than the test waits: what bounds it once the launcher is gone is under test.
+    SHUTDOWN_GRACE_MS: '120000',
   };
 });
 
@@ -108,6 +114,12 @@ async function descendants(pid: number): Promise<Map<number, string>> {
   return found;
 }
 
+/** A process by its id and whole command line, so that a failure says which of the stack's node processes stayed. */
+async function described(pid: number): Promise<string> {
+  const argv = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+  return `${pid} ${argv.split('\0').join(' ').trim()}`;
+}
+
 async function alive(pids: Iterable<number>): Promise<number[]> {
   const tree = await processTree();
   return [...pids].filter((pid) => tree.has(pid));
@@ -167,12 +179,23 @@ it.each(['npm', 'the launcher'])(
     // The first node process below npm, breadth first: npm's child, as the npm script execs it.
     const node = [...stack].find(([, command]) => command === 'node');
     if (!node) throw new Error(`npm start runs no node process: ${JSON.stringify([...stack])}`);
+    if (victim === 'the launcher') {
+      // A request in flight, which the API and the fetch worker would each wait SHUTDOWN_GRACE_MS for;
+      // with the launcher, Temporal goes too, so neither could finish it.
+      const asked = new Promise<void>((resolve) => (hangAsked = resolve));
+      void fetch(`http://127.0.0.1:${env.PORT}/v1/extract/markdown`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: fixtures.url('/hang'), nocache: true }),
+      }).catch(() => undefined);
+      await asked;
+    }
     const killedAt = Date.now();
     process.kill(victim === 'npm' ? launcher.pid! : node[0], 'SIGKILL');
     await eventually(
       async () => {
         const left = await alive(stack.keys());
-        if (left.length > 0) throw new Error(`left: ${left.map((pid) => `${pid} ${stack.get(pid)}`).join(', ')}`);
+        if (left.length > 0) throw new Error(`left: ${(await Promise.all(left.map(described))).join(', ')}`);
         return true;
       },
       {
