@@ -7,8 +7,11 @@ import {
   type ElicitResult,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
+import { Client as TemporalClient, Connection } from '@temporalio/client';
 import { account, admin, newOrganization } from '../support/admin';
 import { decide } from '../support/agentScript';
+import { eventually } from '../support/eventually';
+import { testDataConverter as dataConverter } from '../support/payloadKeys';
 import { startAutomateSite, type AutomateSite } from '../support/automateSite';
 import type { FormatReply, StandInScript } from '../support/modelStandIn';
 import { volcanoScript } from '../support/researchScript';
@@ -32,6 +35,8 @@ const PAGE_PATH = '/volcanoes/overview';
 const JSON_SCHEMA = { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] };
 /** An input request unanswered this long expires, and the task is told so rather than declined. */
 const INPUT_TIMEOUT_MS = 20_000;
+/** A run no client reads any more goes on this long before it is cancelled (stream_abandoned). */
+const DISCONNECT_GRACE_MS = 2_000;
 /** Long runs are waited on this long between two progress notifications. */
 const CALL_OPTIONS = { timeout: 60_000, resetTimeoutOnProgress: true };
 
@@ -109,7 +114,10 @@ async function automate(client: Client): Promise<{ result: CallToolResult; progr
 
 beforeAll(async () => {
   [stack, site] = await Promise.all([
-    startResearchStack('mcp', { AUTOMATE_INPUT_TIMEOUT_MS: String(INPUT_TIMEOUT_MS) }),
+    startResearchStack('mcp', {
+      AUTOMATE_INPUT_TIMEOUT_MS: String(INPUT_TIMEOUT_MS),
+      STREAM_DISCONNECT_GRACE_MS: String(DISCONNECT_GRACE_MS),
+    }),
     startAutomateSite(),
   ]);
   mcpUrl = new URL(`${stack.base.replace(/\/v1$/, '')}/mcp`);
@@ -316,6 +324,69 @@ describe('the MCP endpoint', () => {
       expect(sources).toContain(url);
     }
     expect(citations.map(({ url }) => new URL(url).origin)).toContain(new URL(stack.corpus.url('/')).origin);
+  }, 90_000);
+
+  it('leaves a run whose client went away without cancelling, as a stream its client left', async () => {
+    // The plan comes late, so the run is still going when its client goes.
+    await script(volcanoScript({ research_plan: [{ content: '{}', delayMs: 15_000 }] }));
+    const { org: gone, key: goneKey } = await newOrganization('mcp-gone', 1000);
+    const post = (body: unknown, sessionId?: string, signal?: AbortSignal) =>
+      fetch(mcpUrl, {
+        method: 'POST',
+        signal,
+        headers: {
+          authorization: `Bearer ${goneKey}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
+        },
+        body: JSON.stringify(body),
+      });
+    const init = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'leaves', version: '1' } },
+    });
+    const sessionId = init.headers.get('mcp-session-id')!;
+    await init.text();
+    await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, sessionId)).text();
+    // No progress token: nothing is sent on the call's stream before its result.
+    const call = new AbortController();
+    const answer = await post(
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'research', arguments: { query: 'How volcanic is Iceland?', nocache: true } },
+      },
+      sessionId,
+      call.signal,
+    );
+    expect(answer.status).toBe(200);
+    const workflowId = await eventually(
+      async () =>
+        (await account(gone)).ledger.find((entry) => entry.operation?.startsWith('research'))?.runKey ?? false,
+      { what: 'the research call to be charged', timeoutMs: 30_000, intervalMs: 200 },
+    );
+    // The connection goes, with no notifications/cancelled: a client that crashed or lost its network.
+    call.abort();
+    const connection = await Connection.connect({ address: stack.env.TEMPORAL_ADDRESS! });
+    try {
+      const run = new TemporalClient({
+        connection,
+        namespace: stack.env.TEMPORAL_NAMESPACE,
+        dataConverter,
+      }).workflow.getHandle(workflowId);
+      // Cancelled after the grace period, as a stream nobody reads; not run to its end for nobody.
+      const ended = await run.result().then(
+        () => 'completed',
+        (err: unknown) => err,
+      );
+      expect(ended).toMatchObject({ cause: { type: 'stream_abandoned' } });
+    } finally {
+      await connection.close();
+    }
   }, 90_000);
 
   it("asks an interactive task's form through elicitation and types the person's answer into the page", async () => {

@@ -128,13 +128,17 @@ export class ToolCall {
 
   /**
    * Relays the run's events as progress, answers its form requests, and gives its outcome as the
-   * result. A client that cancels the call leaves the run to go on as one that leaves its stream.
+   * result. A client that cancels the call, or whose connection goes (the call's result has no way
+   * to it then: this endpoint offers no stream to resume on), leaves the run to go on as one that
+   * leaves its stream.
    */
   private async follow({ events, runId }: FollowedRun): Promise<CallToolResult> {
     const { signal } = this.extra;
     const progressToken = this.extra._meta?.progressToken;
     const leave = () => events.close();
     signal.addEventListener('abort', leave, { once: true });
+    const connection = this.post.res;
+    connection.once('close', leave);
     let final: RecordedEvent | undefined;
     try {
       for (let batch = await events.next(); batch; batch = await events.next()) {
@@ -147,6 +151,7 @@ export class ToolCall {
       }
     } finally {
       signal.removeEventListener('abort', leave);
+      connection.off('close', leave);
       events.close();
     }
     if (events.interrupted)
