@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { startStack, stopStack, type Stack } from '../test/support/localStack';
-import { activityMs, articlePage, callApi, fmt, load, servePage } from './common';
+import { stopStack, type Stack } from '../test/support/localStack';
+import { activityMs, articlePage, callApi, fmt, load, servePage, startBenchStack } from './common';
 
 /**
  * `npm run bench:markdown`: Extract Markdown end to end on the embedded stack (Temporal dev
@@ -29,7 +29,7 @@ const runAt = (stack: Stack, url: string, total: number, concurrency: number, op
 async function main(): Promise<void> {
   const page = articlePage();
   const { url, close } = await servePage(page);
-  const stack = await startStack(path.resolve(__dirname, '..', '..', 'data', 'bench-logs'), { LOG_LEVEL: 'warn' });
+  const stack = await startBenchStack(path.resolve(__dirname, '..', '..', 'data', 'bench-logs'), { LOG_LEVEL: 'warn' });
   try {
     console.log(
       `page: ${(Buffer.byteLength(page) / 1024).toFixed(0)} KB; ${SEQUENTIAL} requests at concurrency 1, ${PARALLEL} at ${CONCURRENCY}`,

@@ -1,9 +1,9 @@
 import path from 'node:path';
-import { projectRoot, startStack, stopStack, type Stack } from '../test/support/localStack';
+import { projectRoot, stopStack, type Stack } from '../test/support/localStack';
 import { CORPUS, startResearchCorpus } from '../test/support/researchCorpus';
 import { startSearchStandIn } from '../test/support/searchStandIn';
 import { sseMessages } from '../test/support/sseClient';
-import { fmt, percentile } from './common';
+import { fmt, percentile, startBenchStack } from './common';
 import { scriptInstantModel as script } from './instantResearch';
 import { memoryLines, watchMemory } from './memory';
 
@@ -173,7 +173,7 @@ function summary(values: number[]): string {
 async function main(): Promise<void> {
   const corpus = await startResearchCorpus();
   const search = await startSearchStandIn(corpus);
-  const stack = await startStack(path.join(projectRoot(), 'data', 'bench-logs'), {
+  const stack = await startBenchStack(path.join(projectRoot(), 'data', 'bench-logs'), {
     SEARXNG_URL: search.baseUrl,
     LOG_LEVEL: 'warn',
   });
