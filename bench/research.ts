@@ -4,9 +4,9 @@ import { CORPUS, startResearchCorpus } from '../test/support/researchCorpus';
 import { startSearchStandIn } from '../test/support/searchStandIn';
 import { sseMessages } from '../test/support/sseClient';
 import { fmt, percentile, startBenchStack } from './common';
-import { cpuMeter, cpuPerRequest } from './cpu';
 import { scriptInstantModel as script } from './instantResearch';
 import { memoryLines, watchMemory } from './memory';
+import { costMeter, perRequest } from './stackCost';
 
 /**
  * `npm run bench:research`: Research over the 33-page test corpus with instant stand-ins (the
@@ -195,14 +195,14 @@ async function main(): Promise<void> {
 
     await script(stack);
     const stopWatching = watchMemory(stack.pids);
-    const cpu = cpuMeter(stack);
+    const cost = await costMeter(stack);
     const started = performance.now();
     const concurrent = await Promise.all(
       Array.from({ length: CONCURRENT_RUNS }, (_, i) => research(stack, { query: `Concurrent research ${i}` })),
     );
     const wall = performance.now() - started;
     const peaks = stopWatching();
-    const concurrentCpu = cpu();
+    const concurrentCost = await cost();
 
     console.log(`Research over the ${CORPUS.length}-page corpus, instant model and search stand-ins, nocache:`);
     console.log(`time to first byte (headers)      ${summary(fast.map((run) => run.firstByte))}`);
@@ -216,7 +216,7 @@ async function main(): Promise<void> {
       `${CONCURRENT_RUNS} fast runs at once: wall ${fmt(wall)} ms; each run ${summary(concurrent.map((run) => run.wall))}`,
     );
     console.log(`  relay latency under that load   ${summary(concurrent.flatMap((run) => run.relay))}`);
-    console.log(`  CPU per run, by process kind: ${cpuPerRequest(concurrentCpu, CONCURRENT_RUNS)}`);
+    console.log(`  per run: ${perRequest(concurrentCost, CONCURRENT_RUNS)}`);
     console.log('  peak resident memory by process:');
     for (const line of memoryLines(peaks)) console.log(`    ${line}`);
     await latencyReport(stack);

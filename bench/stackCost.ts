@@ -1,12 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { Client } from 'pg';
 import type { Stack } from '../test/support/localStack';
 
 /**
- * CPU time a stack's processes spend, by kind, from Linux /proc: unlike latency, the machine's
- * other load does not inflate it. A kind is a process the stack started with everything it starts
- * in turn (PostgreSQL's backends, Chromium), its replicas together ('api-1' and 'api-2' are
- * 'api'). A process's ended and reaped children are in its cutime and cstime, so a backend or a
- * renderer that came and went between two readings still counts, with its parent's kind.
+ * What requests cost a stack, in figures the machine's other load inflates far less than latency.
+ * First the CPU time its processes spend, by kind, from Linux /proc. A kind is a process the stack
+ * started with everything it starts in turn (PostgreSQL's backends, Chromium), its replicas
+ * together ('api-1' and 'api-2' are 'api'). A process's ended and reaped children are in its
+ * cutime and cstime, so a backend or a renderer that came and went between two readings still
+ * counts, with its parent's kind.
  */
 
 const BENCH_KIND = 'bench (stand-ins, client)';
@@ -65,20 +67,51 @@ function readCpu(stack: Stack): Map<string, number> {
   return byKind;
 }
 
-/** Starts counting; the returned function gives the CPU ms each kind used since. */
-export function cpuMeter(stack: Stack): () => Map<string, number> {
-  const before = readCpu(stack);
-  return () => {
-    const used = new Map<string, number>();
-    for (const [kind, ms] of readCpu(stack)) used.set(kind, ms - (before.get(kind) ?? 0));
-    return used;
+/**
+ * Bytes written to the write-ahead log of the cluster's PostgreSQL so far: every write of Temporal's
+ * persistence (and of the service's own database, on the same server) passes through it, so it is
+ * what one primary must absorb. Exact at once, unlike pg_stat_database's counters, which backends
+ * report up to seconds late. The dev stack has no such server.
+ */
+async function walBytes(stack: Stack): Promise<number | undefined> {
+  if (stack.topology !== 'cluster') return undefined;
+  const client = new Client({ connectionString: stack.env.DATABASE_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ bytes: string }>(
+      "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint::text AS bytes",
+    );
+    return Number(rows[0]!.bytes);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface StackCost {
+  /** CPU ms by kind. */
+  cpu: Map<string, number>;
+  /** On the cluster: bytes of PostgreSQL's write-ahead log. */
+  walBytes?: number;
+}
+
+/** Starts counting; the returned function gives what the stack spent since. */
+export async function costMeter(stack: Stack): Promise<() => Promise<StackCost>> {
+  const walBefore = await walBytes(stack);
+  const cpuBefore = readCpu(stack);
+  return async () => {
+    const cpu = new Map<string, number>();
+    for (const [kind, ms] of readCpu(stack)) cpu.set(kind, ms - (cpuBefore.get(kind) ?? 0));
+    const walAfter = await walBytes(stack);
+    return { cpu, walBytes: walAfter === undefined ? undefined : walAfter - (walBefore ?? walAfter) };
   };
 }
 
-/** CPU ms per request by kind, largest first, and the stack's total (the bench's own process apart). */
-export function cpuPerRequest(used: Map<string, number>, requests: number): string {
-  const kinds = [...used].filter(([kind]) => kind !== BENCH_KIND).sort(([, a], [, b]) => b - a);
+/** Per request: the stack's CPU ms and each kind's, largest first (the bench's own process apart), and the WAL. */
+export function perRequest(cost: StackCost, requests: number): string {
+  const kinds = [...cost.cpu].filter(([kind]) => kind !== BENCH_KIND).sort(([, a], [, b]) => b - a);
   const stack = kinds.reduce((sum, [, ms]) => sum + ms, 0);
   const each = kinds.map(([kind, ms]) => `${kind} ${(ms / requests).toFixed(1)}`).join(', ');
-  return `${(stack / requests).toFixed(1)} ms (${each}; ${BENCH_KIND} ${((used.get(BENCH_KIND) ?? 0) / requests).toFixed(1)})`;
+  const own = ((cost.cpu.get(BENCH_KIND) ?? 0) / requests).toFixed(1);
+  const wal = cost.walBytes === undefined ? '' : `; PostgreSQL WAL ${(cost.walBytes / requests / 1024).toFixed(1)} KB`;
+  return `CPU ${(stack / requests).toFixed(1)} ms (${each}; ${BENCH_KIND} ${own})${wal}`;
 }
