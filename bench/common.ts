@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { ServicePayloadCodec } from '../src/temporal/payloadCodec';
-import { FIXTURE_HOST, type Stack } from '../test/support/localStack';
+import { FIXTURE_HOST, startStack, type Stack, type StackTopology } from '../test/support/localStack';
 import { testPayloadKeys } from '../test/support/payloadKeys';
 
 /** What the end-to-end benchmarks share: the page they serve and the load loop they run. */
@@ -37,6 +37,26 @@ export async function servePage(page: string): Promise<{ url: string; close: () 
     url: `http://${FIXTURE_HOST}:${(server.address() as AddressInfo).port}/article`,
     close: () => server.close(),
   };
+}
+
+/** `BENCH_TOPOLOGY`: `dev` (the default), the stack `npm start` runs, or `cluster`, `npm run start:cluster`'s. */
+export function benchTopology(value = process.env.BENCH_TOPOLOGY ?? 'dev'): StackTopology {
+  if (value === 'dev' || value === 'cluster') return value;
+  throw new Error(`BENCH_TOPOLOGY is ${value}: it must be dev or cluster`);
+}
+
+/**
+ * The stack of BENCH_TOPOLOGY. Each read of its `apiUrl` gives the next API replica, as a load
+ * balancer would hand out requests, so on the cluster both replicas share the load.
+ */
+export async function startBenchStack(logDir: string, extraEnv: NodeJS.ProcessEnv): Promise<Stack> {
+  const topology = benchTopology();
+  const stack = await startStack(logDir, extraEnv, topology);
+  console.log(`topology: ${topology} (BENCH_TOPOLOGY), ${stack.apiUrls.length} API replica(s)`);
+  let next = 0;
+  return Object.defineProperty({ ...stack }, 'apiUrl', {
+    get: () => stack.apiUrls[next++ % stack.apiUrls.length]!,
+  });
 }
 
 export function percentile(sorted: number[], p: number): number {

@@ -1,6 +1,7 @@
 import path from 'node:path';
-import { startStack, stopStack, type Stack } from '../test/support/localStack';
-import { activityMs, articlePage, callApi, fmt, load, servePage } from './common';
+import { stopStack, type Stack } from '../test/support/localStack';
+import { activityMs, articlePage, callApi, fmt, load, servePage, startBenchStack } from './common';
+import { costMeter, perRequest } from './stackCost';
 
 /**
  * `npm run bench:markdown`: Extract Markdown end to end on the embedded stack (Temporal dev
@@ -29,14 +30,16 @@ const runAt = (stack: Stack, url: string, total: number, concurrency: number, op
 async function main(): Promise<void> {
   const page = articlePage();
   const { url, close } = await servePage(page);
-  const stack = await startStack(path.resolve(__dirname, '..', '..', 'data', 'bench-logs'), { LOG_LEVEL: 'warn' });
+  const stack = await startBenchStack(path.resolve(__dirname, '..', '..', 'data', 'bench-logs'), { LOG_LEVEL: 'warn' });
   try {
     console.log(
       `page: ${(Buffer.byteLength(page) / 1024).toFixed(0)} KB; ${SEQUENTIAL} requests at concurrency 1, ${PARALLEL} at ${CONCURRENCY}`,
     );
     await runAt(stack, url, 30, 4);
     const one = await runAt(stack, url, SEQUENTIAL, 1);
+    const cost = await costMeter(stack);
     const many = await runAt(stack, url, PARALLEL, CONCURRENCY);
+    const manyCost = await cost();
     const work = await activityMs(stack, one.ids.slice(-50));
     const standard = await runAt(stack, url, Math.ceil(SEQUENTIAL / 2), 1, { effort: 'standard', nocache: true });
     await runAt(stack, url, 3, 1, { effort: 'max', nocache: true });
@@ -47,6 +50,7 @@ async function main(): Promise<void> {
     console.log(
       `min, concurrency ${CONCURRENCY}: p50 ${fmt(many.p50)} ms  p95 ${fmt(many.p95)} ms  ${fmt(many.rps)} req/s`,
     );
+    console.log(`  per request at ${CONCURRENCY}: ${perRequest(manyCost, PARALLEL)}`);
     console.log(`standard:            p50 ${fmt(standard.p50)} ms  p95 ${fmt(standard.p95)} ms`);
     console.log(`max (Chromium):      p50 ${fmt(max.p50)} ms  p95 ${fmt(max.p95)} ms`);
     console.log(`cache hit:           p50 ${fmt(hit.p50)} ms  p95 ${fmt(hit.p95)} ms`);

@@ -1,11 +1,12 @@
 import path from 'node:path';
-import { projectRoot, startStack, stopStack, type Stack } from '../test/support/localStack';
+import { projectRoot, stopStack, type Stack } from '../test/support/localStack';
 import { CORPUS, startResearchCorpus } from '../test/support/researchCorpus';
 import { startSearchStandIn } from '../test/support/searchStandIn';
 import { sseMessages } from '../test/support/sseClient';
-import { fmt, percentile } from './common';
+import { fmt, percentile, startBenchStack } from './common';
 import { scriptInstantModel as script } from './instantResearch';
 import { memoryLines, watchMemory } from './memory';
+import { costMeter, perRequest } from './stackCost';
 
 /**
  * `npm run bench:research`: Research over the 33-page test corpus with instant stand-ins (the
@@ -173,7 +174,7 @@ function summary(values: number[]): string {
 async function main(): Promise<void> {
   const corpus = await startResearchCorpus();
   const search = await startSearchStandIn(corpus);
-  const stack = await startStack(path.join(projectRoot(), 'data', 'bench-logs'), {
+  const stack = await startBenchStack(path.join(projectRoot(), 'data', 'bench-logs'), {
     SEARXNG_URL: search.baseUrl,
     LOG_LEVEL: 'warn',
   });
@@ -194,12 +195,14 @@ async function main(): Promise<void> {
 
     await script(stack);
     const stopWatching = watchMemory(stack.pids);
+    const cost = await costMeter(stack);
     const started = performance.now();
     const concurrent = await Promise.all(
       Array.from({ length: CONCURRENT_RUNS }, (_, i) => research(stack, { query: `Concurrent research ${i}` })),
     );
     const wall = performance.now() - started;
     const peaks = stopWatching();
+    const concurrentCost = await cost();
 
     console.log(`Research over the ${CORPUS.length}-page corpus, instant model and search stand-ins, nocache:`);
     console.log(`time to first byte (headers)      ${summary(fast.map((run) => run.firstByte))}`);
@@ -213,6 +216,7 @@ async function main(): Promise<void> {
       `${CONCURRENT_RUNS} fast runs at once: wall ${fmt(wall)} ms; each run ${summary(concurrent.map((run) => run.wall))}`,
     );
     console.log(`  relay latency under that load   ${summary(concurrent.flatMap((run) => run.relay))}`);
+    console.log(`  per run: ${perRequest(concurrentCost, CONCURRENT_RUNS)}`);
     console.log('  peak resident memory by process:');
     for (const line of memoryLines(peaks)) console.log(`    ${line}`);
     await latencyReport(stack);
