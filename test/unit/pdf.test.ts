@@ -2,8 +2,9 @@ import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import PDFDocument from 'pdfkit';
 import { pdfToMarkdown } from '../../src/extraction/pdf';
-import { loadPdfjs, MAX_FRAGMENTS_PER_PAGE, MAX_RULES_PER_PAGE, pdfWorker } from '../../src/extraction/pdf/load';
+import { loadPdfjs, MAX_FRAGMENTS_PER_PAGE, pdfWorker } from '../../src/extraction/pdf/load';
 import { MAX_OUTLINE_ENTRIES } from '../../src/extraction/pdf/outline';
+import { MAX_RULES_PER_PAGE } from '../../src/extraction/pdf/rules';
 
 /** Small PDFs drawn here, one stage of the PDF path each, and hostile ones that must stay bounded. */
 
@@ -125,6 +126,38 @@ function outlinedPdf(
   return Buffer.from(parts.join(''), 'latin1');
 }
 
+/**
+ * A one-page PDF whose page shows `text` (x, y, words) and places a form XObject drawing `form`
+ * (content stream operators) with the form's own `matrix`.
+ */
+function formPdf(text: [number, number, string][], form: string, matrix: number[]): Buffer {
+  const page = [...text.map(([x, y, words]) => `BT /F1 10 Tf ${x} ${y} Td (${words}) Tj ET`), 'q /Fm1 Do Q'].join('\n');
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R ' +
+      '/Resources << /Font << /F1 5 0 R >> /XObject << /Fm1 6 0 R >> >> >>',
+    `<< /Length ${page.length} >>\nstream\n${page}\nendstream`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+    `<< /Type /XObject /Subtype /Form /BBox [-10 -10 1000 1000] /Matrix [${matrix.join(' ')}] /Length ${form.length} >>\n` +
+      `stream\n${form}\nendstream`,
+  ];
+  const parts = ['%PDF-1.7\n'];
+  const offsets: number[] = [];
+  let length = parts[0]!.length;
+  objects.forEach((body, i) => {
+    offsets.push(length);
+    const object = `${i + 1} 0 obj\n${body}\nendobj\n`;
+    parts.push(object);
+    length += object.length;
+  });
+  const count = offsets.length + 1;
+  parts.push(`xref\n0 ${count}\n0000000000 65535 f \n`);
+  for (const offset of offsets) parts.push(`${String(offset).padStart(10, '0')} 00000 n \n`);
+  parts.push(`trailer\n<< /Size ${count} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`);
+  return Buffer.from(parts.join(''), 'latin1');
+}
+
 /** How long memory is watched after the conversion, for the decoding pdf.js does in the background. */
 const IMAGE_WATCH_MS = 3_000;
 
@@ -216,6 +249,29 @@ describe('PDF to Markdown', () => {
     expect(markdown).toBe(
       '| Layer | Note |\n| --- | --- |\n| Architectures | split in a narrow column |\n| Two words | kept apart |',
     );
+  });
+
+  test("a table whose rules a form XObject draws is read in the form's place, saves inside it kept inside", async () => {
+    // The grid in the form's own space, scaled by 2 and moved to (50, 400) by its matrix: columns
+    // of 120 points from x 50, rows of 30 points from y 400. A save and restore inside the form
+    // moves nothing, and a stray restore cannot undo the form's matrix.
+    const grid = [
+      '0.5 w',
+      'q 1 0 0 1 500 500 cm Q',
+      'Q',
+      ...[0, 60, 120, 180].map((x) => `${x} 0 m ${x} 30 l S`),
+      ...[0, 15, 30].map((y) => `0 ${y} m 180 ${y} l S`),
+    ].join('\n');
+    const words: [number, number, string][] = [
+      [55, 440, 'Name'],
+      [175, 440, 'Kind'],
+      [295, 440, 'Note'],
+      [55, 410, 'alpha'],
+      [175, 410, 'one'],
+      [295, 410, 'first'],
+    ];
+    const { markdown } = await pdfToMarkdown(formPdf(words, grid, [2, 0, 0, 2, 50, 400]));
+    expect(markdown).toBe('| Name | Kind | Note |\n| --- | --- | --- |\n| alpha | one | first |');
   });
 
   test('a table going on over a page break is one table, its repeated header row once', async () => {

@@ -1,6 +1,7 @@
 import type { PDFPageProxy } from 'pdfjs-dist';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api';
-import type { Fragment, RawPage, Rule } from './types';
+import { ruleOperators, rulesOf } from './rules';
+import type { Fragment, RawPage } from './types';
 
 /** Stage 1: each page's positioned text runs, with their fonts' weight and pitch, and its ruling lines. */
 
@@ -53,19 +54,7 @@ let worker: Promise<InstanceType<Pdfjs['PDFWorker']>> | undefined;
 let pathOps: Set<number> | undefined;
 /** The operators whose arguments rulesOf reads; every other operator's are dropped on the way. */
 function ruleOps(): Set<number> {
-  const ops = loadPdfjs().OPS;
-  pathOps ??= new Set([
-    ops.save,
-    ops.restore,
-    ops.transform,
-    ops.constructPath,
-    ops.fill,
-    ops.eoFill,
-    ops.stroke,
-    ops.fillStroke,
-    ops.closeStroke,
-    ops.endPath,
-  ]);
+  pathOps ??= ruleOperators(loadPdfjs().OPS);
   return pathOps;
 }
 
@@ -123,61 +112,8 @@ export function pdfWorker(): Promise<InstanceType<Pdfjs['PDFWorker']>> {
 
 /** Text runs kept per page: past this a page is noise (or an attack), and its rest is dropped. */
 export const MAX_FRAGMENTS_PER_PAGE = 20_000;
-/** Ruling lines kept per page; a page past this gets no table detection. */
-export const MAX_RULES_PER_PAGE = 4_000;
-/** A filled or stroked rectangle this thin (points) is a line, not an area. */
-const RULE_THICKNESS = 2;
 const BOLD_FONT = /bold|black|heavy|semibold|demi|medi(?:um)?\b|-medi|\bbx|cmbx/i;
 const MONO_FONT = /mono|courier|consol|cmtt|typewriter|menlo|code/i;
-
-type Matrix = [number, number, number, number, number, number];
-
-function multiply(m: Matrix, n: Matrix): Matrix {
-  return [
-    m[0] * n[0] + m[2] * n[1],
-    m[1] * n[0] + m[3] * n[1],
-    m[0] * n[2] + m[2] * n[3],
-    m[1] * n[2] + m[3] * n[3],
-    m[0] * n[4] + m[2] * n[5] + m[4],
-    m[1] * n[4] + m[3] * n[5] + m[5],
-  ];
-}
-
-function apply(m: Matrix, x: number, y: number): [number, number] {
-  return [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]];
-}
-
-/** The thin painted rectangles of the operator list, in page space, following the transformation matrix. */
-function rulesOf(fnArray: number[], argsArray: unknown[][], ops: Pdfjs['OPS']): Rule[] | undefined {
-  const rules: Rule[] = [];
-  const stack: Matrix[] = [];
-  let ctm: Matrix = [1, 0, 0, 1, 0, 0];
-  let box: [number, number, number, number] | undefined;
-  for (let i = 0; i < fnArray.length; i++) {
-    const fn = fnArray[i];
-    const args = argsArray[i];
-    if (fn === ops.save) stack.push(ctm);
-    else if (fn === ops.restore) ctm = stack.pop() ?? ctm;
-    else if (fn === ops.transform) ctm = multiply(ctm, args as Matrix);
-    else if (fn === ops.constructPath) {
-      const minMax = args?.[2] as number[] | undefined;
-      box = minMax && minMax.length === 4 ? [minMax[0]!, minMax[1]!, minMax[2]!, minMax[3]!] : undefined;
-    } else if (
-      box &&
-      (fn === ops.fill || fn === ops.eoFill || fn === ops.stroke || fn === ops.fillStroke || fn === ops.closeStroke)
-    ) {
-      const [ax, ay] = apply(ctm, box[0], box[1]);
-      const [bx, by] = apply(ctm, box[2], box[3]);
-      const rule = { x0: Math.min(ax, bx), y0: Math.min(ay, by), x1: Math.max(ax, bx), y1: Math.max(ay, by) };
-      if (Math.min(rule.x1 - rule.x0, rule.y1 - rule.y0) <= RULE_THICKNESS) {
-        if (rules.length >= MAX_RULES_PER_PAGE) return undefined;
-        rules.push(rule);
-      }
-      box = undefined;
-    } else if (fn === ops.endPath) box = undefined;
-  }
-  return rules;
-}
 
 interface FontFacts {
   bold: boolean;
