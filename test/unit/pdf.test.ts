@@ -431,6 +431,42 @@ describe('PDF to Markdown', () => {
     );
   });
 
+  test("lines set in beside a quote's bar are a blockquote, its paragraphs apart by a '>' line", async () => {
+    const markdown = await markdownOf((doc) => {
+      doc.font('Helvetica').fontSize(11);
+      at(doc, 'The harbour rules are short.', 50, 60);
+      // A browser prints a blockquote's 3 px left border as a 2.25 point bar, the text set in beside it.
+      doc.rect(50, 88, 2.25, 56).fill('#bbbbbb');
+      doc.fillColor('#333333');
+      at(doc, 'The quay closes at dusk', 62, 92);
+      at(doc, 'in winter.', 62, 106);
+      at(doc, 'Boats moored late pay twice.', 62, 130);
+      doc.fillColor('#111111');
+      at(doc, 'So said the harbour master.', 50, 166);
+    });
+    expect(markdown).toBe(
+      'The harbour rules are short.\n\n> The quay closes at dusk in winter.\n>\n> Boats moored late pay twice.\n\n' +
+        'So said the harbour master.',
+    );
+  });
+
+  test("set-in lines with no bar, a list's bullets drawn as shapes and text beside a ruling line are no quote", async () => {
+    const markdown = await markdownOf((doc) => {
+      doc.font('Helvetica').fontSize(11);
+      at(doc, 'Moor at one of:', 50, 60);
+      for (const [i, quay] of ['the north quay', 'the old mole'].entries()) {
+        doc.circle(60, 84 + i * 18, 2).fill('#111111');
+        at(doc, quay, 68, 80 + i * 18);
+      }
+      at(doc, 'A line set in, as a note is.', 66, 130);
+      doc.lineWidth(1).moveTo(50, 160).lineTo(50, 200).stroke();
+      at(doc, 'Text beside a ruled line.', 56, 175);
+    });
+    expect(markdown).not.toContain('>');
+    expect(markdown).toContain('the north quay');
+    expect(markdown).toContain('Text beside a ruled line.');
+  });
+
   test('bulleted and numbered lists keep their nesting', async () => {
     const markdown = await markdownOf((doc) => {
       doc.font('Helvetica').fontSize(11);

@@ -5,9 +5,10 @@ import type { Block, Line, PageItem, Table } from './types';
 /**
  * Stage 5: lines become blocks. Monospaced runs of lines are code, kept line by line with their
  * indentation; headings by the document's type (see headings.ts); bullet and numbered lines are
- * list items, nested by their indentation; the rest are paragraphs, split where the gap between
- * lines opens. A paragraph goes on across a column or page break unless its last line ended a
- * sentence. Tables stand where they were, and a table going on over a page break is one table.
+ * list items, nested by their indentation; lines a quote's bar marks (quotes.ts) are a
+ * blockquote's paragraphs; the rest are paragraphs, split where the gap between lines opens. A
+ * paragraph goes on across a column or page break unless its last line ended a sentence. Tables
+ * stand where they were, and a table going on over a page break is one table.
  */
 
 /** A vertical gap this many font sizes wide between lines starts a new block. */
@@ -61,7 +62,11 @@ function gapBetween(above: PageItem | undefined, line: PageItem | undefined): nu
   return above.page === line.page && above.y > line.y ? above.y - line.y : undefined;
 }
 
-export function blocksOf(items: readonly PageItem[], outline: readonly OutlineEntry[] = []): Block[] {
+export function blocksOf(
+  items: readonly PageItem[],
+  outline: readonly OutlineEntry[] = [],
+  quoted: ReadonlySet<Line> = new Set(),
+): Block[] {
   const lines = items.filter(isLine);
   const alone = items.flatMap((item, i) => {
     if (!isLine(item)) return [];
@@ -106,6 +111,16 @@ export function blocksOf(items: readonly PageItem[], outline: readonly OutlineEn
     if (level > 0) {
       if (open?.kind === 'heading' && open.level === level && !apart) open.text = `${open.text} ${line.text}`;
       else push({ kind: 'heading', level, text: line.text });
+      indents = [];
+      return;
+    }
+    if (quoted.has(line)) {
+      const paragraphs = open?.kind === 'quote' ? open.paragraphs : undefined;
+      const last = paragraphs ? paragraphs.length - 1 : -1;
+      if (paragraphs && (broken ? !SENTENCE_END.test(paragraphs[last]!) : !apart))
+        paragraphs[last] = join(paragraphs[last]!, line.text, words);
+      else if (paragraphs) paragraphs.push(line.text);
+      else push({ kind: 'quote', paragraphs: [line.text] });
       indents = [];
       return;
     }

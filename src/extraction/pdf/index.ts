@@ -5,6 +5,7 @@ import { dropFurniture } from './furniture';
 import { linesOf } from './lines';
 import { loadPdfjs, pdfWorker, readPage } from './load';
 import { pdfMetadata } from './metadata';
+import { barsOf, quotedLines } from './quotes';
 import { readOutline } from './outline';
 import { toMarkdown } from './render';
 import { tablesOf } from './tables';
@@ -14,13 +15,17 @@ export { isPdf, isPdfType } from './detect';
 
 /**
  * PDF to Markdown with pdf.js, in the order of the process: read each page's text runs and
- * ruling lines (load), take out the tables their ruling lines draw (tables), join the rest into
- * lines (lines), drop page furniture (furniture), make blocks of the lines: headings, lists, code,
- * paragraphs (blocks, headings, with the document's outline), and write them out (render).
+ * ruling lines (load, rules), take out the tables their ruling lines draw (tables), join the rest
+ * into lines (lines), mark those a quote's bar stands beside (quotes), drop page furniture
+ * (furniture), make blocks of the lines: headings, lists, code, quotes, paragraphs (blocks,
+ * headings, with the document's outline), and write them out (render).
  */
 
-/** A page's lines and tables in the order the page's content gives them. */
-export function pageItems(page: RawPage, n: number): { lines: Line[]; tables: { table: Table; before: number }[] } {
+/** A page's lines and tables in the order the page's content gives them, and its quoted lines. */
+export function pageItems(
+  page: RawPage,
+  n: number,
+): { lines: Line[]; tables: { table: Table; before: number }[]; quoted: Line[] } {
   const { tables, used } = tablesOf(page.fragments, page.rules, n);
   const starts = new Map(tables.map(({ table, at }) => [at, table]));
   const lines: Line[] = [];
@@ -36,7 +41,7 @@ export function pageItems(page: RawPage, n: number): { lines: Line[]; tables: { 
     if (!used.has(i)) run.push(fragment);
   });
   lines.push(...linesOf(run, n));
-  return { lines, tables: placed };
+  return { lines, tables: placed, quoted: quotedLines(lines, barsOf(page.rules)) };
 }
 
 export async function openPdf(body: Uint8Array): Promise<PDFDocumentProxy> {
@@ -81,7 +86,8 @@ export async function pdfToMarkdown(body: Uint8Array): Promise<{ markdown: strin
       });
       while (next < page.tables.length) items.push(page.tables[next++]!.table);
     });
-    const markdown = toMarkdown(blocksOf(items, await readOutline(doc)));
+    const quoted = new Set(pages.flatMap((page) => page.quoted));
+    const markdown = toMarkdown(blocksOf(items, await readOutline(doc), quoted));
     const info = (await doc.getMetadata()).info as unknown as Record<string, unknown>;
     return { markdown, metadata: pdfMetadata(info, doc.numPages) };
   } finally {

@@ -19,6 +19,8 @@ function render(block: Block): string {
       return `${'   '.repeat(block.depth)}${block.marker} ${block.text}`;
     case 'code':
       return ['```', ...block.lines, '```'].join('\n');
+    case 'quote':
+      return block.paragraphs.map((paragraph) => `> ${paragraph}`).join('\n>\n');
     case 'table':
       return table(block.rows);
   }

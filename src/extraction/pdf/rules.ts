@@ -1,7 +1,8 @@
 import type { Rule } from './types';
 
 /**
- * Stage 1, ruling lines: the thin painted rectangles of a page's operator list, in page space.
+ * Stage 1, ruling lines: the thin painted rectangles of a page's operator list, in page space,
+ * for tables' rules and quotes' bars.
  * A form XObject (content drawn once and placed with its own matrix, as producers do for a
  * repeated table frame) is drawn in its own space: its matrix applies to what is inside it, and
  * its end brings back the state from before it, whatever saves and restores its content did.
@@ -9,10 +10,15 @@ import type { Rule } from './types';
 
 type Ops = (typeof import('pdfjs-dist'))['OPS'];
 
-/** Ruling lines kept per page; a page past this gets no table detection. */
+/** Thin rectangles (ruling lines and bars) kept per page; a page past this gets no table detection. */
 export const MAX_RULES_PER_PAGE = 4_000;
 /** A filled or stroked rectangle this thin (points) is a line, not an area. */
-const RULE_THICKNESS = 2;
+export const RULE_THICKNESS = 2;
+/**
+ * Kept up to this thickness: a quote's bar, thicker than a ruling line (a browser's 3 px border
+ * is 2.25 points, a 4 px one 3). Tables take only the rules of RULE_THICKNESS.
+ */
+export const BAR_THICKNESS = 3.5;
 
 type Matrix = [number, number, number, number, number, number];
 
@@ -93,7 +99,7 @@ export function rulesOf(fnArray: readonly number[], argsArray: readonly unknown[
       const [ax, ay] = apply(ctm, box[0], box[1]);
       const [bx, by] = apply(ctm, box[2], box[3]);
       const rule = { x0: Math.min(ax, bx), y0: Math.min(ay, by), x1: Math.max(ax, bx), y1: Math.max(ay, by) };
-      if (Math.min(rule.x1 - rule.x0, rule.y1 - rule.y0) <= RULE_THICKNESS) {
+      if (Math.min(rule.x1 - rule.x0, rule.y1 - rule.y0) <= BAR_THICKNESS) {
         if (rules.length >= MAX_RULES_PER_PAGE) return undefined;
         rules.push(rule);
       }

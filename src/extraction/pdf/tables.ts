@@ -1,5 +1,6 @@
 import { cellText } from './cells';
 import { openTables } from './openTables';
+import { RULE_THICKNESS } from './rules';
 import type { Fragment, Rule, Table } from './types';
 
 /**
@@ -102,7 +103,7 @@ function slot(bounds: number[], v: number, descending: boolean): number {
 export function tablesOf(fragments: readonly Fragment[], rules: Rule[], page: number): PageTables {
   const used = new Set<number>();
   const tables: { table: Table; at: number }[] = [];
-  const { grids, horizontals } = gridsOf(rules);
+  const { grids, horizontals } = gridsOf(rules.filter((r) => Math.min(r.x1 - r.x0, r.y1 - r.y0) <= RULE_THICKNESS));
   for (const grid of grids) {
     const cells: Fragment[][][] = Array.from({ length: grid.ys.length - 1 }, () =>
       Array.from({ length: grid.xs.length - 1 }, () => []),

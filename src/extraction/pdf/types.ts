@@ -55,4 +55,5 @@ export type Block =
   | { kind: 'paragraph'; text: string }
   | { kind: 'item'; depth: number; marker: string; text: string }
   | { kind: 'code'; lines: string[] }
+  | { kind: 'quote'; paragraphs: string[] }
   | Table;
