@@ -39,9 +39,12 @@ const timeOf = (event: HistoryEvent): number =>
 /** The SDK's marker for a local activity: its timing in `data`, its result in `result`. */
 const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
 
+/**
+ * When the SDK recorded a local activity's completion (its own clock), as protobuf's seconds and
+ * nanos. Its schedule time is the workflow's clock, not the process's, so it says nothing.
+ */
 interface LocalActivityTiming {
-  original_schedule_time?: string;
-  complete_time?: string;
+  complete_time?: { seconds?: number | string; nanos?: number };
 }
 
 /** One run: its steps in order, and the fetch's own time and download from its result. */
@@ -52,10 +55,11 @@ interface RunTrace {
   downloadMs?: number;
 }
 
-async function resultDownloadMs(codec: ServicePayloadCodec, payloads: Payload[] | null | undefined) {
+/** The fetch's result: its download and, from builds that report it, its read. */
+async function resultTimes(codec: ServicePayloadCodec, payloads: Payload[] | null | undefined) {
   const [payload] = await codec.decode(payloads ?? []);
-  if (!payload?.data) return undefined;
-  return (JSON.parse(Buffer.from(payload.data).toString('utf8')) as { obtainMs?: number }).obtainMs;
+  if (!payload?.data) return {};
+  return JSON.parse(Buffer.from(payload.data).toString('utf8')) as { obtainMs?: number; readMs?: number };
 }
 
 async function traceRun(codec: ServicePayloadCodec, call: TimedCall, events: HistoryEvent[]): Promise<RunTrace> {
@@ -67,23 +71,32 @@ async function traceRun(codec: ServicePayloadCodec, call: TimedCall, events: His
     if (name) steps.push({ name, at: timeOf(event) });
     if (event.workflowTaskCompletedEventAttributes) workflowTasks++;
     const done = event.activityTaskCompletedEventAttributes;
-    if (done) {
-      const started = steps.find((step) => step.name === 'activity started');
-      trace.workMs = started && timeOf(event) - started.at;
-      trace.downloadMs = await resultDownloadMs(codec, done.result?.payloads);
-    }
     const marker = event.markerRecordedEventAttributes;
-    if (marker?.markerName === LOCAL_ACTIVITY_MARKER) {
-      const [data] = marker.details?.data?.payloads ?? [];
+    const local = marker?.markerName === LOCAL_ACTIVITY_MARKER ? marker.details : undefined;
+    if (local) {
+      const [data] = local.data?.payloads ?? [];
       const timing = data?.data
         ? (JSON.parse(Buffer.from(data.data).toString('utf8')) as LocalActivityTiming)
         : undefined;
-      if (timing?.original_schedule_time && timing.complete_time)
-        trace.workMs = Date.parse(timing.complete_time) - Date.parse(timing.original_schedule_time);
-      trace.downloadMs = await resultDownloadMs(codec, marker.details?.result?.payloads);
+      if (timing?.complete_time)
+        steps.push({
+          name: 'local activity completed',
+          at: Number(timing.complete_time.seconds) * 1000 + (timing.complete_time.nanos ?? 0) / 1e6,
+        });
+    }
+    const payloads = done?.result?.payloads ?? local?.result?.payloads;
+    if (payloads) {
+      const { obtainMs, readMs } = await resultTimes(codec, payloads);
+      trace.downloadMs = obtainMs;
+      const started = steps.find((step) => step.name === 'activity started');
+      // Builds from before readMs: the activity's own span, which also holds its result's encoding.
+      trace.workMs =
+        obtainMs !== undefined && readMs !== undefined ? obtainMs + readMs : started && timeOf(event) - started.at;
     }
   }
   steps.push({ name: 'client answered', at: call.answeredAt });
+  // A local activity's completion is recorded after the workflow task that ran it, but came before.
+  steps.sort((a, b) => a.at - b.at);
   return trace;
 }
 
