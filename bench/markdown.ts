@@ -30,6 +30,8 @@ const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 200);
 const PARALLEL = Number(process.env.BENCH_PARALLEL ?? 800);
 const CONCURRENCY = 16;
 const MAX_RUNS = Number(process.env.BENCH_MAX_RUNS ?? 20);
+/** Runs at 16 whose histories are read for the breakdown there. */
+const TRACED_AT_16 = 100;
 
 /** Issue #27: what Temporal and the API add at concurrency 1, and throughput at 16 on 2 cores. */
 const TARGET_OVERHEAD_MS = 15;
@@ -115,6 +117,10 @@ async function report(side: Side): Promise<void> {
   );
   console.log(`${label} where a request's time goes at concurrency 1 (medians over ${side.one.length} runs):`);
   for (const segment of split.segments) console.log(`${label}   ${segment.name}: ${fmt(segment.ms)} ms`);
+  // At 16 the steps that wait for a free poller or worker slot grow: that is where the queueing is.
+  const loaded = await breakdown(side.stack, side.many.slice(-TRACED_AT_16));
+  console.log(`${label} the same at concurrency ${CONCURRENCY} (medians over the last ${TRACED_AT_16} runs):`);
+  for (const segment of loaded.segments) console.log(`${label}   ${segment.name}: ${fmt(segment.ms)} ms`);
   console.log(
     `${label} bare work: fetch ${fmt(split.workMs)} ms (download ${fmt(split.downloadMs)} ms, ` +
       `read ${fmt(split.workMs - split.downloadMs)} ms); Temporal + API ${fmt(overhead)} ms; ` +
