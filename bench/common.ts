@@ -1,9 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client, Connection } from '@temporalio/client';
-import { ServicePayloadCodec } from '../src/temporal/payloadCodec';
 import { FIXTURE_HOST, startStack, type Stack, type StackTopology } from '../test/support/localStack';
-import { testPayloadKeys } from '../test/support/payloadKeys';
+import { breakdown } from './requestTrace';
 
 /** What the end-to-end benchmarks share: the page they serve and the load loop they run. */
 
@@ -108,42 +106,14 @@ export async function load(
 }
 
 /**
- * Where a run's time went, for a sample of runs: the fetch activity as the server recorded it,
- * and within it the download (the activity reports it as `obtainMs`); the rest is the read.
+ * Where a run's time went, for a sample of runs: the fetch (download and read, as it reports them,
+ * whether it ran as an activity or a local activity), and within it the download. Medians.
  */
 export async function activityMs(stack: Stack, ids: string[]): Promise<{ activity: number; download: number }> {
-  const connection = await Connection.connect({ address: stack.temporalAddress });
-  const client = new Client({ connection, namespace: stack.namespace });
-  const codec = new ServicePayloadCodec(testPayloadKeys);
-  const activityTimes: number[] = [];
-  const downloadTimes: number[] = [];
-  try {
-    for (const id of ids) {
-      const history = await client.workflow.getHandle(id).fetchHistory();
-      let startedAt = 0;
-      for (const event of history.events ?? []) {
-        const at = Number(event.eventTime?.seconds ?? 0) * 1000 + Math.floor((event.eventTime?.nanos ?? 0) / 1e6);
-        if (event.activityTaskStartedEventAttributes) startedAt = at;
-        const done = event.activityTaskCompletedEventAttributes;
-        if (done) {
-          activityTimes.push(at - startedAt);
-          const [payload] = await codec.decode(done.result?.payloads ?? []);
-          if (payload?.data)
-            downloadTimes.push(
-              (JSON.parse(Buffer.from(payload.data).toString('utf8')) as { obtainMs: number }).obtainMs,
-            );
-        }
-      }
-    }
-  } finally {
-    await connection.close();
-  }
-  const median = (values: number[]) =>
-    percentile(
-      [...values].sort((a, b) => a - b),
-      50,
-    );
-  return { activity: median(activityTimes), download: median(downloadTimes) };
+  // No client times here: only the runs' own figures are asked for.
+  const calls = ids.map((workflowId) => ({ workflowId, sentAt: NaN, answeredAt: NaN }));
+  const { workMs, downloadMs } = await breakdown(stack, calls);
+  return { activity: workMs, download: downloadMs };
 }
 
 export const fmt = (n: number): string => n.toFixed(1);

@@ -52,7 +52,9 @@ function postgresKind(pid: number): string {
 /** CPU ms so far by kind of every process of the stack (as it is now: a restarted process has a new id). */
 function readCpu(stack: Stack): Map<string, number> {
   const kindOf = new Map<number, string>();
-  for (const [name, pid] of Object.entries(stack.currentPids())) if (pid) kindOf.set(pid, name.replace(/-\d+$/, ''));
+  // A stack an older build started (bench:markdown --against) may know only the ids it started with.
+  const pids = stack.currentPids?.() ?? stack.pids;
+  for (const [name, pid] of Object.entries(pids)) if (pid) kindOf.set(pid, name.replace(/-\d+$/, ''));
   const table = processTable();
   const byKind = new Map<string, number>();
   for (const [pid, { cpuMs }] of table) {
@@ -114,4 +116,32 @@ export function perRequest(cost: StackCost, requests: number): string {
   const own = ((cost.cpu.get(BENCH_KIND) ?? 0) / requests).toFixed(1);
   const wal = cost.walBytes === undefined ? '' : `; PostgreSQL WAL ${(cost.walBytes / requests / 1024).toFixed(1)} KB`;
   return `CPU ${(stack / requests).toFixed(1)} ms (${each}; ${BENCH_KIND} ${own})${wal}`;
+}
+
+export interface CpuSplit {
+  /** CPU ms per request, by kind (the benchmark's own process too). */
+  perRequest: Record<string, number>;
+  /** Cores each kind kept busy on average over the phase. */
+  cores: Record<string, number>;
+}
+
+/** Runs `phase` and splits the CPU the stack's processes used over its `requests`. */
+export async function cpuDuring<T>(
+  stack: Stack,
+  requests: (result: T) => number,
+  phase: () => Promise<T>,
+): Promise<{ result: T; cpu: CpuSplit }> {
+  const cost = await costMeter(stack);
+  const started = performance.now();
+  const result = await phase();
+  const wallMs = performance.now() - started;
+  const used = [...(await cost()).cpu];
+  const count = requests(result);
+  return {
+    result,
+    cpu: {
+      perRequest: Object.fromEntries(used.map(([kind, ms]) => [kind, ms / count])),
+      cores: Object.fromEntries(used.map(([kind, ms]) => [kind, ms / wallMs])),
+    },
+  };
 }

@@ -43,6 +43,11 @@ export interface ObtainedPage<T> {
   bytes: number;
   /** Time spent downloading or rendering, apart from reading. */
   obtainMs: number;
+  /**
+   * Time spent reading it (waiting for a conversion thread included): with `obtainMs`, the work
+   * itself, which the benchmarks set against what Temporal adds. Absent from older runs.
+   */
+  readMs?: number;
   /** A plain fetch got a script shell or a bot challenge: a browser would see more. */
   needsBrowser: boolean;
   /** Read from the result cache: nothing was downloaded. */

@@ -26,6 +26,7 @@ export async function readObtained<R extends PageReading>(
 ): Promise<ObtainedPage<ReadingOf<R>>> {
   const obtainMs = Math.round(performance.now() - facts.startedAt);
   const bytes = page.body.byteLength;
+  const readStarted = performance.now();
   const read = await pool.readPage(page, reading, { detectShell: facts.detectShell, signal });
   return {
     requestedUrl: facts.requestedUrl,
@@ -34,6 +35,7 @@ export async function readObtained<R extends PageReading>(
     contentType: page.contentType,
     bytes,
     obtainMs,
+    readMs: Math.round(performance.now() - readStarted),
     needsBrowser: read.needsBrowser,
     reading: read.reading,
   };

@@ -4,7 +4,7 @@ import { registerSearchAttributes } from '../temporal/registerSearchAttributes';
 import { SEARCH_ATTRIBUTES, searchAttributeCliType } from '../temporal/searchAttributes';
 import { spawnChild, waitUntil, type Child, type SpawnOptions } from './children';
 import { refuseTakenPorts } from './ports';
-import { LATENCY_DYNAMIC_CONFIG } from './temporalLatency';
+import { DEV_SERVER_SQLITE_PRAGMAS, LATENCY_DYNAMIC_CONFIG } from './temporalLatency';
 
 export interface DevServerOptions {
   cliPath: string;
@@ -20,8 +20,8 @@ export interface DevServerOptions {
   output?: SpawnOptions['onLine'];
 }
 
-/** The Temporal CLI's dev server: one process with the server, SQLite and the Web UI. */
-export async function startDevServer(options: DevServerOptions): Promise<Child> {
+/** The Temporal CLI's arguments for a dev server with these options. */
+export function devServerArgs(options: DevServerOptions): string[] {
   const args = [
     'server',
     'start-dev',
@@ -37,11 +37,20 @@ export async function startDevServer(options: DevServerOptions): Promise<Child> 
   if (options.uiPort) args.push('--ui-port', String(options.uiPort));
   else args.push('--headless');
   if (options.uiPort && options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
-  if (options.dbFile) args.push('--db-filename', options.dbFile);
+  if (options.dbFile) {
+    args.push('--db-filename', options.dbFile);
+    for (const pragma of DEV_SERVER_SQLITE_PRAGMAS) args.push('--sqlite-pragma', pragma);
+  }
   for (const [key, value] of Object.entries({ ...LATENCY_DYNAMIC_CONFIG, ...options.dynamicConfig }))
     args.push('--dynamic-config-value', `${key}=${value}`);
   for (const { name, type } of SEARCH_ATTRIBUTES)
     args.push('--search-attribute', `${name}=${searchAttributeCliType(type)}`);
+  return args;
+}
+
+/** The Temporal CLI's dev server: one process with the server, SQLite and the Web UI. */
+export async function startDevServer(options: DevServerOptions): Promise<Child> {
+  const args = devServerArgs(options);
   // The readiness probe below asks the port, so it would take a server some other process runs
   // there (one an earlier, killed launcher left) for this one.
   await refuseTakenPorts([

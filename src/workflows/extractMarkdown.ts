@@ -16,7 +16,7 @@ export async function extractMarkdown({
       request,
       queues,
       { as: 'markdown', content: request.content },
-      { activityTimeouts: timeouts },
+      { activityTimeouts: timeouts, localQuickFetch: true },
     );
     return { url: request.url, ...converted };
   });
