@@ -5,7 +5,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { pdfToMarkdown } from '../src/extraction/pdf/index';
+import { ServicePayloadCodec } from '../src/temporal/payloadCodec';
 import { startStack, stopStack, type Stack } from '../test/support/localStack';
+import { testPayloadKeys } from '../test/support/payloadKeys';
+import { articlePage } from './common';
 
 /**
  * `npm run bench:pdf [-- --peers]`: PDF to Markdown quality and speed on the PDF benchmark in
@@ -19,6 +24,13 @@ import { startStack, stopStack, type Stack } from '../test/support/localStack';
  * `npm run build:tools`) instead of scoring: both stacks up at once, each document sent to one
  * and then the other, the order alternating, so each pair of timings shares the load of its
  * moment. On a machine others load, s/page moves several-fold between runs; the ratio moves less.
+ *
+ * `--segments [rounds]` (with `--against <dir>`, for both builds, interleaved) shows where a
+ * document's time goes instead of scoring: per document, the median over the corpus of each
+ * segment the run's history dates (API to workflow start, to the fetch activity's start, the
+ * download, the read and return, to the workflow's completion, to the answer's last byte), beside
+ * the conversion's CPU time alone in this process and an HTML article through the same path, so
+ * the fixed cost a PDF pays outside its pages is seen apart from what every request pays.
  */
 
 const BENCH_DIR = process.env.PDF_BENCH_DIR ?? path.resolve(__dirname, '..', '..', '..', 'shared', 'pdf-bench');
@@ -124,8 +136,14 @@ function report(engines: Engine[], docs: Document[]): void {
   }
 }
 
+/** The corpus's PDFs, and at /article.html the HTML article the other benchmarks read. */
 function servePdfs(): Promise<Server> {
+  const article = articlePage();
   const server = createServer((req, res) => {
+    if (req.url === '/article.html') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(article);
+      return;
+    }
     readFile(path.join(BENCH_DIR, 'pdfs', path.basename(req.url ?? '')))
       .then((pdf) => res.writeHead(200, { 'content-type': 'application/pdf' }).end(pdf))
       .catch(() => res.writeHead(404).end());
@@ -133,17 +151,176 @@ function servePdfs(): Promise<Server> {
   return new Promise((resolve) => server.listen(0, RUNNER_HOST, () => resolve(server)));
 }
 
-/** Seconds from sending to the answer's last byte, as the folder's runner times it. */
-async function extractSeconds(stack: Stack, url: string): Promise<number> {
-  const started = performance.now();
+interface Answer {
+  /** Seconds from sending to the answer's last byte, as the folder's runner times it. */
+  seconds: number;
+  workflowId: string;
+  /** Epoch milliseconds, to set beside the run history's event times. */
+  sentAt: number;
+  answeredAt: number;
+}
+
+const epochMs = (): number => performance.timeOrigin + performance.now();
+
+async function extract(stack: Stack, url: string): Promise<Answer> {
+  const sentAt = epochMs();
   const res = await fetch(`${stack.apiUrl}/extract/markdown`, {
     method: 'POST',
     headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
     body: JSON.stringify({ url, metadata: true, nocache: true }),
   });
   const body = await res.text();
+  const answeredAt = epochMs();
   if (res.status !== 200) throw new Error(`${url}: HTTP ${res.status} ${body.slice(0, 200)}`);
-  return (performance.now() - started) / 1000;
+  return {
+    seconds: (answeredAt - sentAt) / 1000,
+    workflowId: res.headers.get('x-workflow-id') ?? '',
+    sentAt,
+    answeredAt,
+  };
+}
+
+const SEGMENTS = [
+  'API to workflow start',
+  'to fetch activity start',
+  'download',
+  'read and return',
+  'to workflow completion',
+  'to answer',
+  'total',
+  'conversion alone (CPU)',
+] as const;
+type Segment = (typeof SEGMENTS)[number];
+
+const eventMs = (time: { seconds?: unknown; nanos?: number | null } | null | undefined): number =>
+  Number(time?.seconds ?? 0) * 1000 + (time?.nanos ?? 0) / 1e6;
+
+/** A request's segments in milliseconds, dated by its run's history and the activity's own download time. */
+async function segmentsOf(client: Client, codec: ServicePayloadCodec, answer: Answer): Promise<Map<Segment, number>> {
+  const history = await client.workflow.getHandle(answer.workflowId).fetchHistory();
+  const at = new Map<string, number>();
+  let obtainMs = NaN;
+  for (const event of history.events ?? []) {
+    const time = eventMs(event.eventTime);
+    if (event.workflowExecutionStartedEventAttributes) at.set('start', time);
+    if (event.activityTaskStartedEventAttributes) at.set('activity', time);
+    if (event.workflowExecutionCompletedEventAttributes) at.set('completed', time);
+    const done = event.activityTaskCompletedEventAttributes;
+    if (done) {
+      at.set('activity done', time);
+      const [payload] = await codec.decode(done.result?.payloads ?? []);
+      if (payload?.data)
+        obtainMs = (JSON.parse(Buffer.from(payload.data).toString('utf8')) as { obtainMs: number }).obtainMs;
+    }
+  }
+  const of = (name: string) => at.get(name) ?? NaN;
+  return new Map<Segment, number>([
+    ['API to workflow start', of('start') - answer.sentAt],
+    ['to fetch activity start', of('activity') - of('start')],
+    ['download', obtainMs],
+    ['read and return', of('activity done') - of('activity') - obtainMs],
+    ['to workflow completion', of('completed') - of('activity done')],
+    ['to answer', answer.answeredAt - of('completed')],
+    ['total', answer.answeredAt - answer.sentAt],
+  ]);
+}
+
+type Convert = typeof pdfToMarkdown;
+
+/** An HTML request between every this many PDFs: the fixed cost every request pays, sampled through the run. */
+const HTML_EVERY = 5;
+
+/**
+ * Per-document segments of each build (this one, and the one `against` names), the builds
+ * interleaved per document and their order alternating, as in timeAgainst.
+ */
+async function timeSegments(
+  against: string | undefined,
+  docs: (Document & { pages: number })[],
+  dataDir: string,
+  rounds: number,
+): Promise<void> {
+  const builds: { name: string; startStack: typeof startStack; convert: Convert }[] = [
+    { name: 'this build', startStack, convert: pdfToMarkdown },
+  ];
+  if (against) {
+    const dist = path.join(path.resolve(against), 'dist');
+    builds.push({
+      name: against,
+      startStack: (
+        (await import(path.join(dist, 'test', 'support', 'localStack.js'))) as { startStack: typeof startStack }
+      ).startStack,
+      convert: ((await import(path.join(dist, 'src', 'extraction', 'pdf', 'index.js'))) as { pdfToMarkdown: Convert })
+        .pdfToMarkdown,
+    });
+  }
+  const server = await servePdfs();
+  const base = `http://${RUNNER_HOST}:${(server.address() as AddressInfo).port}/`;
+  const env = { LOG_LEVEL: 'warn', ALLOW_INTERNAL_HOSTS: RUNNER_HOST, CONVERT_TIMEOUT_MS: '60000' };
+  const bodies = new Map(
+    docs.map((doc) => [doc.id, new Uint8Array(readFileSync(path.join(BENCH_DIR, 'pdfs', `${doc.id}.pdf`)))]),
+  );
+  const stacks: Stack[] = [];
+  const connections: Connection[] = [];
+  try {
+    for (const [k, build] of builds.entries())
+      stacks.push(await build.startStack(path.join(dataDir, `bench-logs-segments-${k}`), env));
+    const clients = await Promise.all(
+      stacks.map(async (stack) => {
+        const connection = await Connection.connect({ address: stack.temporalAddress });
+        connections.push(connection);
+        return new Client({ connection, namespace: stack.namespace });
+      }),
+    );
+    const codec = new ServicePayloadCodec(testPayloadKeys);
+    const html = { id: 'html', url: `${base}article.html`, pdf: false, pages: 1 };
+    const targets = docs.flatMap((doc, i) => [
+      ...(i % HTML_EVERY === 0 ? [html] : []),
+      { id: doc.id, url: `${base}${doc.id}.pdf`, pdf: true, pages: doc.pages },
+    ]);
+    for (const stack of stacks) for (const target of targets.slice(0, 4)) await extract(stack, target.url);
+    /** By build, PDF or HTML, then segment: one value per request. */
+    const values = builds.map(() => ({ pdf: new Map<Segment, number[]>(), html: new Map<Segment, number[]>() }));
+    const perPage: number[][] = builds.map(() => []);
+    const loads: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, target] of targets.entries()) {
+        loads.push(os.loadavg()[0]!);
+        const order = builds.map((_, k) => k);
+        if ((i + round) % 2 === 1) order.reverse();
+        for (const k of order) {
+          const segments = await segmentsOf(clients[k]!, codec, await extract(stacks[k]!, target.url));
+          if (target.pdf) {
+            const cpu = process.cpuUsage();
+            await builds[k]!.convert(bodies.get(target.id)!);
+            const { user, system } = process.cpuUsage(cpu);
+            segments.set('conversion alone (CPU)', (user + system) / 1000);
+            perPage[k]!.push(segments.get('total')! / 1000 / target.pages);
+          }
+          const into = values[k]![target.pdf ? 'pdf' : 'html'];
+          for (const [segment, ms] of segments) into.set(segment, [...(into.get(segment) ?? []), ms]);
+        }
+      }
+    }
+    const pages = median(docs.map((doc) => doc.pages));
+    console.log(
+      `\n${rounds} passes over ${docs.length} PDFs (median ${pages} pages) and an HTML article, ` +
+        `load average median ${f3(median(loads))}; median ms per request:`,
+    );
+    console.log(`| segment | ${builds.map((b) => `${b.name} PDF | ${b.name} HTML`).join(' | ')} |`);
+    console.log(`|---|${builds.map(() => '---|---|').join('')}`);
+    for (const segment of SEGMENTS) {
+      const cell = (list: number[] | undefined) => (list ? median(list).toFixed(1) : '-');
+      console.log(
+        `| ${segment} | ${values.map((v) => `${cell(v.pdf.get(segment))} | ${cell(v.html.get(segment))}`).join(' | ')} |`,
+      );
+    }
+    console.log(builds.map((b, k) => `${b.name}: median s/page ${f3(median(perPage[k]!))}`).join('; '));
+  } finally {
+    for (const connection of connections) await connection.close();
+    for (const stack of stacks) await stopStack(stack);
+    server.close();
+  }
 }
 
 async function timeAgainst(against: string, docs: (Document & { pages: number })[], dataDir: string): Promise<void> {
@@ -159,14 +336,14 @@ async function timeAgainst(against: string, docs: (Document & { pages: number })
     stacks.push(await startStack(path.join(dataDir, 'bench-logs'), env));
     stacks.push(await other.startStack(path.join(dataDir, 'bench-logs-against'), env));
     // Each stack's threads load pdf.js and warm up on their first documents.
-    for (const stack of stacks) for (const doc of docs.slice(0, 4)) await extractSeconds(stack, `${base}${doc.id}.pdf`);
+    for (const stack of stacks) for (const doc of docs.slice(0, 4)) await extract(stack, `${base}${doc.id}.pdf`);
     const perPage: number[][] = [[], []];
     const loads: number[] = [];
     for (let round = 0; round < PAIRED_ROUNDS; round++) {
       for (const [i, doc] of docs.entries()) {
         loads.push(os.loadavg()[0]!);
         for (const k of (i + round) % 2 === 0 ? [0, 1] : [1, 0])
-          perPage[k]!.push((await extractSeconds(stacks[k]!, `${base}${doc.id}.pdf`)) / doc.pages);
+          perPage[k]!.push((await extract(stacks[k]!, `${base}${doc.id}.pdf`)).seconds / doc.pages);
       }
     }
     const [ours, theirs] = perPage as [number[], number[]];
@@ -193,6 +370,13 @@ async function main(): Promise<void> {
     }
   ).documents_list;
   const dataDir = path.resolve(__dirname, '..', '..', 'data');
+  const segmentsAt = process.argv.indexOf('--segments');
+  if (segmentsAt > 0) {
+    const rounds = Number(process.argv[segmentsAt + 1]);
+    const against = againstAt > 0 ? process.argv[againstAt + 1] : undefined;
+    await timeSegments(against, docs, dataDir, Number.isInteger(rounds) && rounds > 0 ? rounds : 1);
+    return;
+  }
   if (againstAt > 0) {
     const against = process.argv[againstAt + 1];
     if (!against) throw new Error('--against needs the directory of another build');

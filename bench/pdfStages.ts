@@ -14,11 +14,15 @@ import type { RawPage } from '../src/extraction/pdf/types';
  * conversion and for each stage, the median of a few passes, so a change to one stage is measured
  * apart from HTTP, Temporal and the machine's other load. `text only` is pdf.js's text content
  * alone, on a freshly opened document: what reading a page would cost without its operator list.
+ * `open`, `first page` and `close` are per document: what a document costs pdf.js besides its
+ * pages (getDocument, then a first page's reading, where its fonts are parsed, against `load`'s
+ * mean, and destroy).
  */
 
 const BENCH_DIR = process.env.PDF_BENCH_DIR ?? path.resolve(__dirname, '..', '..', '..', 'shared', 'pdf-bench');
 const STAGES = ['convert', 'text only', 'load', 'tables+lines', 'furniture', 'blocks', 'render'] as const;
-type Stage = (typeof STAGES)[number];
+const DOCUMENT_STAGES = ['open', 'first page', 'close'] as const;
+type Stage = (typeof STAGES)[number] | (typeof DOCUMENT_STAGES)[number];
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -48,13 +52,13 @@ async function pass(bodies: Uint8Array[]): Promise<{ ms: Map<Stage, number>; pag
   for (const body of bodies) {
     await timed(ms, 'convert', () => pdfToMarkdown(body));
     await timed(ms, 'text only', () => textOnly(body));
-    const doc = await openPdf(body);
+    const doc = await timed(ms, 'open', () => openPdf(body));
     try {
       pages += doc.numPages;
       const raws: RawPage[] = [];
       for (let n = 1; n <= doc.numPages; n++) {
         const page = await doc.getPage(n);
-        raws.push(await timed(ms, 'load', () => readPage(page)));
+        raws.push(await timed(ms, n === 1 ? 'first page' : 'load', () => readPage(page)));
       }
       const items = await timed(ms, 'tables+lines', () => raws.map((raw, i) => pageItems(raw, i + 1)));
       await timed(ms, 'furniture', () =>
@@ -68,7 +72,7 @@ async function pass(bodies: Uint8Array[]): Promise<{ ms: Map<Stage, number>; pag
       );
       await timed(ms, 'render', () => toMarkdown(blocks));
     } finally {
-      await doc.destroy();
+      await timed(ms, 'close', () => doc.destroy());
     }
   }
   return { ms, pages };
@@ -82,13 +86,21 @@ async function main(): Promise<void> {
     .sort();
   const bodies = files.map((name) => new Uint8Array(readFileSync(path.join(dir, name))));
   await pass(bodies.slice(0, 3));
-  const runs = [];
+  const runs: Awaited<ReturnType<typeof pass>>[] = [];
   for (let i = 0; i < passes; i++) runs.push(await pass(bodies));
   const pages = runs[0]!.pages;
   console.log(`${files.length} PDFs, ${pages} pages, median of ${passes} passes, ms per page:`);
   for (const stage of STAGES) {
-    const perPage = median(runs.map((run) => (run.ms.get(stage) ?? 0) / pages));
+    // A document's first page is timed apart: `load` is every page's mean.
+    const msOf = (run: (typeof runs)[number]) =>
+      (run.ms.get(stage) ?? 0) + (stage === 'load' ? (run.ms.get('first page') ?? 0) : 0);
+    const perPage = median(runs.map((run) => msOf(run) / pages));
     console.log(`${stage.padEnd(14)} ${perPage.toFixed(2)}`);
+  }
+  console.log('ms per document:');
+  for (const stage of DOCUMENT_STAGES) {
+    const perDocument = median(runs.map((run) => (run.ms.get(stage) ?? 0) / files.length));
+    console.log(`${stage.padEnd(14)} ${perDocument.toFixed(2)}`);
   }
 }
 

@@ -43,6 +43,11 @@ function looksLikeHtml(page: PageBody): boolean {
   return head.startsWith('<!doctype html') || head.startsWith('<html') || /<(head|body|p|div)[\s>]/.test(head);
 }
 
+/** Whether the scope changes what pageToMarkdown gives: only HTML has a main content apart from the rest. */
+export function scopeMatters(page: PageBody): boolean {
+  return !isPdf(page.body, page.contentType) && looksLikeHtml(page);
+}
+
 /** Any page this service understands (PDF, HTML, plain text) as Markdown and metadata. */
 export async function pageToMarkdown(
   page: PageBody,

@@ -3,7 +3,7 @@ import { ServiceError } from '../errors';
 import { boundMarkdown } from '../extraction/bound';
 import { estimateTokens, fitToBudget, splitIntoChunks } from '../structured/chunking';
 import type { ContentScope, PageMetadata } from '../types';
-import { pageToMarkdown, type PageBody } from '../extraction/pageToMarkdown';
+import { pageToMarkdown, scopeMatters, type PageBody } from '../extraction/pageToMarkdown';
 import type { MarkdownReading } from './markdownReading';
 import { researchReadingOf, type ResearchReading } from './researchReading';
 
@@ -50,7 +50,8 @@ async function modelInputOf(page: PageBody, settings: ReadSettings): Promise<Mod
   if (estimateTokens(main.markdown) > budget) {
     chunks = splitIntoChunks(main.markdown, budget);
   } else {
-    const full = await pageToMarkdown(page, 'full');
+    // A PDF's or a text's main content is all of it: converting it again cost a PDF its conversion twice.
+    const full = scopeMatters(page) ? await pageToMarkdown(page, 'full') : main;
     chunks = [fitToBudget(main.markdown, full.markdown, budget)];
   }
   if (chunks.length > settings.model.maxChunks) {

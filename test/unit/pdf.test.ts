@@ -5,6 +5,7 @@ import { pdfToMarkdown } from '../../src/extraction/pdf';
 import { loadPdfjs, MAX_FRAGMENTS_PER_PAGE, pdfWorker } from '../../src/extraction/pdf/load';
 import { MAX_OUTLINE_ENTRIES } from '../../src/extraction/pdf/outline';
 import { MAX_RULES_PER_PAGE } from '../../src/extraction/pdf/rules';
+import { readPage } from '../../src/reading/readPage';
 
 /** Small PDFs drawn here, one stage of the PDF path each, and hostile ones that must stay bounded. */
 
@@ -550,6 +551,35 @@ describe("what crosses pdf.js's in-process port", () => {
     }
     expect(shown).toBeGreaterThan(0);
     expect(new Set(crossed)).toEqual(new Set());
+  });
+});
+
+describe('a PDF read as model input', () => {
+  it('is converted once: its main content is all of it', async () => {
+    const pdf = await makePdf((doc) => {
+      doc.font('Helvetica').fontSize(11).text('A short PDF for an Extract JSON request.');
+    });
+    const port = (await pdfWorker()).port as unknown as {
+      addEventListener(type: 'message', listener: (event: { data: Crossed }) => void): void;
+      removeEventListener(type: 'message', listener: (event: { data: Crossed }) => void): void;
+    };
+    let opened = 0;
+    const listener = ({ data }: { data: Crossed }) => {
+      if (data.action === 'GetDocRequest') opened++;
+    };
+    port.addEventListener('message', listener);
+    let input;
+    try {
+      input = await readPage(
+        { body: pdf, contentType: 'application/pdf', finalUrl: 'http://example.test/a.pdf', truncated: false },
+        { as: 'modelInput' },
+        { markdownMaxBytes: 1_000_000, model: { contentTokens: 10_000, maxChunks: 4 } },
+      );
+    } finally {
+      port.removeEventListener('message', listener);
+    }
+    expect(input.chunks).toEqual(['A short PDF for an Extract JSON request.']);
+    expect(opened).toBe(1);
   });
 });
 
