@@ -1,3 +1,4 @@
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { projectRoot, startStack, stopStack, type Stack } from '../test/support/localStack';
 import { CORPUS, startResearchCorpus } from '../test/support/researchCorpus';
@@ -6,6 +7,8 @@ import { sseMessages } from '../test/support/sseClient';
 import { fmt, percentile } from './common';
 import { scriptInstantModel as script } from './instantResearch';
 import { memoryLines, watchMemory } from './memory';
+import { cpuBetween, cpuByProcess } from './processCpu';
+import { relayHistogram, relayTraceLines, type ClientEvent } from './relayTrace';
 
 /**
  * `npm run bench:research`: Research over the 33-page test corpus with instant stand-ins (the
@@ -20,6 +23,10 @@ import { memoryLines, watchMemory } from './memory';
  * again: its sequential model calls (the longest chain of calls each asked after the one before
  * it was answered), the time to the first event, the longest gap between events and the total
  * time, p50 over the runs, against `fast`'s targets. `-- --latency` runs only that part.
+ *
+ * For the runs at once it also prints where the relay's time goes (see relayTrace.ts) and the
+ * CPU each process of the stack used meanwhile; `-- --concurrent` runs only the runs at once
+ * (after BENCH_RUNS sequential ones, for the relay of one run alone).
  */
 
 const SEQUENTIAL_RUNS = Number(process.env.BENCH_RUNS ?? 10);
@@ -29,6 +36,10 @@ const MODEL_LATENCY_MS = Number(process.env.BENCH_MODEL_LATENCY_MS ?? 5_000);
 const LATENCY_RUNS = Number(process.env.BENCH_LATENCY_RUNS ?? 10);
 const LATENCY_BALANCED_RUNS = Number(process.env.BENCH_LATENCY_BALANCED_RUNS ?? LATENCY_RUNS);
 const ONLY_LATENCY = process.argv.includes('--latency');
+const ONLY_CONCURRENT = process.argv.includes('--concurrent');
+/** Relay latency targets with CONCURRENT_RUNS at once (issue #27), in ms. */
+const RELAY_P50_TARGET_MS = 100;
+const RELAY_P95_TARGET_MS = 250;
 /** `fast`'s budget for searching and reading, on top of its two model calls. */
 const FAST_READING_MS = 5_000;
 /** `fast`'s longest silence may exceed one model call by this much. */
@@ -43,6 +54,8 @@ interface RunTiming {
   /** The longest time between two events, in ms. */
   longestGap: number;
   last: string;
+  /** Every event with a timestamp, for tracing the relay. */
+  events: ClientEvent[];
 }
 
 /**
@@ -73,22 +86,27 @@ async function research(stack: Stack, body: Record<string, unknown>): Promise<Ru
   });
   const firstByte = performance.now() - started;
   if (response.status !== 200 || !response.body) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
+  const workflowId = response.headers.get('x-workflow-id') ?? '';
+  const events: ClientEvent[] = [];
   const relay: number[] = [];
   let firstEvent = NaN;
   let last = '';
   let longestGap = 0;
   let previous = NaN;
-  for await (const { event, data, at } of sseMessages(response)) {
+  for await (const { id, event, data, at } of sseMessages(response)) {
     if (!event || !data) continue;
     if (Number.isNaN(firstEvent)) firstEvent = performance.now() - started;
     if (!Number.isNaN(previous)) longestGap = Math.max(longestGap, at - previous);
     previous = at;
     last = event;
     const { timestamp } = JSON.parse(data) as { timestamp?: number };
-    if (timestamp) relay.push(at - timestamp);
+    if (timestamp) {
+      relay.push(at - timestamp);
+      events.push({ workflowId, id: Number(id), recordedAt: timestamp, at });
+    }
   }
   if (last !== 'complete') throw new Error(`the run ended with ${last}, not complete`);
-  return { firstByte, firstEvent, wall: performance.now() - started, relay, longestGap, last };
+  return { firstByte, firstEvent, wall: performance.now() - started, relay, longestGap, last, events };
 }
 
 interface LatencyFigures {
@@ -184,22 +202,33 @@ async function main(): Promise<void> {
     if (ONLY_LATENCY) return await latencyReport(stack);
 
     const fast: RunTiming[] = [];
+    const aloneBefore = await relayHistogram(stack);
     for (let i = 0; i < SEQUENTIAL_RUNS; i++)
       fast.push(await research(stack, { query: `Volcanoes, bees and aqueducts ${i}` }));
+    const alone = await relayTraceLines(
+      stack,
+      fast.flatMap((run) => run.events),
+      aloneBefore,
+      await relayHistogram(stack),
+    );
     const balanced: RunTiming[] = [];
-    for (let i = 0; i < BALANCED_RUNS; i++) {
+    for (let i = 0; i < (ONLY_CONCURRENT ? 0 : BALANCED_RUNS); i++) {
       await script(stack);
       balanced.push(await research(stack, { query: `Volcanoes, bees and aqueducts in depth ${i}`, mode: 'balanced' }));
     }
 
     await script(stack);
     const stopWatching = watchMemory(stack.pids);
+    const histogramBefore = await relayHistogram(stack);
+    const cpuBefore = cpuByProcess(stack.pids);
     const started = performance.now();
     const concurrent = await Promise.all(
       Array.from({ length: CONCURRENT_RUNS }, (_, i) => research(stack, { query: `Concurrent research ${i}` })),
     );
     const wall = performance.now() - started;
+    const cpu = cpuBetween(cpuBefore, cpuByProcess(stack.pids));
     const peaks = stopWatching();
+    const histogramAfter = await relayHistogram(stack);
 
     console.log(`Research over the ${CORPUS.length}-page corpus, instant model and search stand-ins, nocache:`);
     console.log(`time to first byte (headers)      ${summary(fast.map((run) => run.firstByte))}`);
@@ -207,15 +236,35 @@ async function main(): Promise<void> {
     console.log(
       `event relay latency               ${summary(fast.flatMap((run) => run.relay))}  (workflow records -> client has it)`,
     );
+    for (const line of alone) console.log(`  ${line}`);
     console.log(`wall time, fast run               ${summary(fast.map((run) => run.wall))}`);
     console.log(`wall time, balanced run           ${summary(balanced.map((run) => run.wall))}`);
     console.log(
       `${CONCURRENT_RUNS} fast runs at once: wall ${fmt(wall)} ms; each run ${summary(concurrent.map((run) => run.wall))}`,
     );
-    console.log(`  relay latency under that load   ${summary(concurrent.flatMap((run) => run.relay))}`);
+    const underLoad = [...concurrent.flatMap((run) => run.relay)].sort((a, b) => a - b);
+    const [p50, p95] = [percentile(underLoad, 50), percentile(underLoad, 95)];
+    console.log(
+      `  relay latency under that load   ${summary(underLoad)}  target p50 < ${RELAY_P50_TARGET_MS} ms: ` +
+        `${p50 < RELAY_P50_TARGET_MS ? 'met' : 'MISSED'}, p95 < ${RELAY_P95_TARGET_MS} ms: ${p95 < RELAY_P95_TARGET_MS ? 'met' : 'MISSED'}`,
+    );
+    const trace = await relayTraceLines(
+      stack,
+      concurrent.flatMap((run) => run.events),
+      histogramBefore,
+      histogramAfter,
+    );
+    for (const line of trace) console.log(`  ${line}`);
+    console.log(
+      `  CPU during the runs, ms per run: ${Object.entries(cpu)
+        .map(([name, ms]) => `${name} ${fmt(ms / CONCURRENT_RUNS)}`)
+        .join(', ')} (load average ${loadavg()
+        .map((load) => load.toFixed(1))
+        .join(' ')})`,
+    );
     console.log('  peak resident memory by process:');
     for (const line of memoryLines(peaks)) console.log(`    ${line}`);
-    await latencyReport(stack);
+    if (!ONLY_CONCURRENT) await latencyReport(stack);
   } finally {
     await stopStack(stack);
     await search.close();
