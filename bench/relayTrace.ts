@@ -130,9 +130,9 @@ async function answers(
 }
 
 /** The API's relay histogram by stage: cumulative counts by upper bound (seconds). */
-export async function relayHistogram(stack: Stack): Promise<Record<string, [number, number][]>> {
+export async function relayHistogram(stack: Stack): Promise<Histogram> {
   const text = await (await fetch(`${new URL(stack.apiUrl).origin}/metrics`)).text();
-  const stages: Record<string, [number, number][]> = {};
+  const stages: Histogram = {};
   for (const line of text.split('\n')) {
     if (!line.startsWith('webloom_event_relay_seconds_bucket{')) continue;
     const le = /le="([^"]+)"/.exec(line)?.[1];
@@ -143,9 +143,20 @@ export async function relayHistogram(stack: Stack): Promise<Record<string, [numb
   return stages;
 }
 
-/** The median in ms of what a histogram counted between two scrapes, interpolated within its bucket. */
-function histogramMedian(before: [number, number][] = [], after: [number, number][] = []): number {
-  const counts = after.map(([le, count], i) => [le, count - (before[i]?.[1] ?? 0)] as const);
+type Histogram = Record<string, [number, number][]>;
+
+/** What a histogram counted between two scrapes. */
+function histogramDelta(before: Histogram, after: Histogram): Histogram {
+  return Object.fromEntries(
+    Object.entries(after).map(([stage, counts]) => [
+      stage,
+      counts.map(([le, count], i) => [le, count - (before[stage]?.[i]?.[1] ?? 0)] as [number, number]),
+    ]),
+  );
+}
+
+/** The median in ms of a histogram's counts, interpolated within its bucket. */
+function histogramMedian(counts: [number, number][] = []): number {
   const total = counts.at(-1)?.[1] ?? 0;
   if (total === 0) return NaN;
   let lower = 0;
@@ -167,40 +178,92 @@ const median = (values: number[]): number =>
     50,
   );
 
-/** The lines saying where the relay time of `events` went. */
-export async function relayTraceLines(
+type TracedEvent = ClientEvent & Answer;
+
+/** The relay of some runs, traced: kept apart from the stack so several stacks' runs add up. */
+export interface RelayTrace {
+  traced: TracedEvent[];
+  events: number;
+  runs: number;
+  tasks: number;
+  reads: number;
+  speculative: number;
+  /** The API's histogram counts for these runs, by stage. */
+  api: Histogram;
+}
+
+/** Traces `events` while their stack still runs; `before` and `after` are relayHistogram's scrapes around them. */
+export async function traceRelay(
   stack: Stack,
   events: ClientEvent[],
-  histogramBefore: Record<string, [number, number][]>,
-  histogramAfter: Record<string, [number, number][]>,
-): Promise<string[]> {
+  before: Histogram,
+  after: Histogram,
+): Promise<RelayTrace> {
   const workflowIds = [...new Set(events.map((event) => event.workflowId))];
   const recordedAtOf = new Map(events.map((event) => [`${event.workflowId}#${event.id}`, event.recordedAt]));
-  const { found: byEvent, tasks, reads, speculative } = await answers(stack, workflowIds, recordedAtOf);
-  const perRun = (count: number) => fmt(count / workflowIds.length);
+  const { found, tasks, reads, speculative } = await answers(stack, workflowIds, recordedAtOf);
   const traced = events.flatMap((event) => {
-    const answer = byEvent.get(`${event.workflowId}#${event.id}`);
+    const answer = found.get(`${event.workflowId}#${event.id}`);
     return answer ? [{ ...event, ...answer }] : [];
   });
+  return {
+    traced,
+    events: events.length,
+    runs: workflowIds.length,
+    tasks,
+    reads,
+    speculative,
+    api: histogramDelta(before, after),
+  };
+}
+
+/** Several traces as one. */
+export function mergeTraces(traces: RelayTrace[]): RelayTrace {
+  const api: Histogram = {};
+  for (const trace of traces)
+    for (const [stage, counts] of Object.entries(trace.api))
+      api[stage] = counts.map(([le, count], i) => [le, count + (api[stage]?.[i]?.[1] ?? 0)]);
+  const sum = (field: 'events' | 'runs' | 'tasks' | 'reads' | 'speculative') =>
+    traces.reduce((total, trace) => total + trace[field], 0);
+  return {
+    traced: traces.flatMap((trace) => trace.traced),
+    events: sum('events'),
+    runs: sum('runs'),
+    tasks: sum('tasks'),
+    reads: sum('reads'),
+    speculative: sum('speculative'),
+    api,
+  };
+}
+
+/** The lines saying where the relay time of a trace's events went. */
+export function relayTraceLines(trace: RelayTrace): string[] {
+  const { traced } = trace;
+  const perRun = (count: number) => fmt(count / trace.runs);
   // A read whose task started by the time the event was recorded was there to take it at once.
   const waiting = traced.filter((event) => event.readTask.startedAt <= event.recordedAt);
   const late = traced.filter((event) => event.readTask.startedAt > event.recordedAt);
-  const after = (list: typeof traced, at: (event: (typeof traced)[number]) => number) =>
+  const after = (list: TracedEvent[], at: (event: TracedEvent) => number) =>
     fmt(median(list.map((event) => at(event) - event.recordedAt)));
   const recorded = traced.filter((event) => event.recordingTask);
   return [
     `before the event (medians over ${recorded.length} events, ms): the work that led to it done ` +
       `${after(recorded, (event) => event.recordingTask!.triggeredAt)}, its workflow task scheduled ` +
-      `${after(recorded, (event) => event.recordingTask!.scheduledAt)}, started 0`,
-    `where the relay time goes (medians, ms after the workflow task recording the event started; ${traced.length} of ${events.length} events traced):`,
+      `${after(recorded, (event) => event.recordingTask!.scheduledAt)}, started 0; from that work done to the ` +
+      `client having the event ${fmt(median(recorded.map((event) => event.at - event.recordingTask!.triggeredAt)))}`,
+    `where the relay time goes (medians, ms after the workflow task recording the event started; ` +
+      `${traced.length} of ${trace.events} events traced):`,
     `  read answered in history      ${after(traced, (event) => event.answeredAt)}`,
-    `  read by the API               ${fmt(histogramMedian(histogramBefore.read, histogramAfter.read))}`,
-    `  written to the client stream  ${fmt(histogramMedian(histogramBefore.sent, histogramAfter.sent))}`,
+    `  read by the API               ${fmt(histogramMedian(trace.api.read))}`,
+    `  written to the client stream  ${fmt(histogramMedian(trace.api.sent))}`,
     `  parsed by the client          ${after(traced, (event) => event.at)}`,
-    `  a read was waiting for ${waiting.length} events: answered ${after(waiting, (event) => event.answeredAt)}, client ${after(waiting, (event) => event.at)}`,
-    `  ${late.length} events waited for the next read: it reached Temporal ${after(late, (event) => event.readTask.scheduledAt)}, ` +
-      `its task started ${after(late, (event) => event.readTask.startedAt)}, answered ${after(late, (event) => event.answeredAt)}, ` +
+    `  a read was waiting for ${waiting.length} events: answered ${after(waiting, (event) => event.answeredAt)}, ` +
+      `client ${after(waiting, (event) => event.at)}`,
+    `  ${late.length} events waited for the next read: it reached Temporal ` +
+      `${after(late, (event) => event.readTask.scheduledAt)}, its task started ` +
+      `${after(late, (event) => event.readTask.startedAt)}, answered ${after(late, (event) => event.answeredAt)}, ` +
       `client ${after(late, (event) => event.at)}`,
-    `  per run: ${perRun(tasks)} workflow tasks, ${perRun(reads)} reads, ${perRun(speculative)} tasks that only took a read`,
+    `  per run: ${perRun(trace.tasks)} workflow tasks, ${perRun(trace.reads)} reads, ` +
+      `${perRun(trace.speculative)} tasks that only took a read`,
   ];
 }
