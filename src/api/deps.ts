@@ -57,7 +57,7 @@ export function createApiDeps(config: Config, client: Client, logger: Logger, bi
       )
     : unbilled(config.apiKeys);
   const runs = createRunStarter(config, client, logger, metrics.runsStarted, billing);
-  const streams = createStreamedRuns(config, client, runs, logger);
+  const streams = createStreamedRuns(config, client, runs, logger, metrics.eventRelaySeconds);
   const backend = limitBackend(config.cache.redisUrl, billingStore?.pool);
   const rateLimits = new RateLimits(config.rateLimits, backend, billingStore, client, logger);
   // A slot before the run is charged or started; held until the run ends, however its events are read.

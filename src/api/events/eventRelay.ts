@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import type { Histogram } from 'prom-client';
 import type { RecordedEvent } from '../../events/messages';
 import type { AnyStreamedOperation } from '../../events/streams';
 import type { Logger } from '../../telemetry/logger';
@@ -78,13 +79,15 @@ export class EventRelay {
     private readonly client: Client,
     private readonly graceMs: number,
     private readonly logger: Logger,
+    /** Times live events as they are read and sent (see timeRelay). */
+    readonly relayed?: Histogram<'stage'>,
   ) {}
 
   /** The run's events after id `after` (0: all), then the live ones. */
   subscribe(workflowId: string, operation: AnyStreamedOperation, after: number): Subscription {
     let reader = this.readers.get(workflowId);
     if (!reader) {
-      reader = new RunReader(this.client, workflowId, operation, after, this.graceMs, this.logger);
+      reader = new RunReader(this.client, workflowId, operation, after, this.graceMs, this.logger, this.relayed);
       this.readers.set(workflowId, reader);
       reader.start();
     }

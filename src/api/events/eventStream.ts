@@ -4,6 +4,7 @@ import { sseComment, sseEvent } from '../../events/sse';
 import type { AnyStreamedOperation } from '../../events/streams';
 import type { ApiState } from '../state';
 import type { EventRelay } from './eventRelay';
+import { timeRelay } from './runReader';
 
 export interface StreamTarget {
   workflowId: string;
@@ -45,6 +46,7 @@ export function streamEvents(
   ctx.set('x-accel-buffering', 'no');
   const body = new PassThrough();
   ctx.body = body;
+  const openedAt = Date.now();
   const subscription = relay.subscribe(target.workflowId, target.operation, target.after);
   const heartbeat = setTimeout(function beat() {
     body.write(sseComment('keep-alive'));
@@ -66,6 +68,7 @@ export function streamEvents(
       for (let batch = await subscription.next(); batch; batch = await subscription.next()) {
         for (const event of batch) {
           if (!write(sseEvent(event.id, event.event, event.data))) await drained(body);
+          timeRelay(relay.relayed, 'sent', [event], openedAt);
           delivered++;
         }
       }

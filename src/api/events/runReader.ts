@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ulid } from 'ulid';
 import type { Client, WorkflowExecutionStatusName } from '@temporalio/client';
+import type { Histogram } from 'prom-client';
 import {
   listEventsQuery,
   readEventsUpdate,
@@ -28,6 +29,24 @@ const ENDED: Partial<Record<WorkflowExecutionStatusName, StreamFailure>> = {
 };
 const ENDED_OTHERWISE: StreamFailure = { code: 'internal', message: 'the run ended without finishing its stream' };
 export const READ_FAILED: StreamFailure = { code: 'stream_failed', message: 'the event stream failed' };
+
+/**
+ * Times events from the workflow recording them (every payload's `timestamp`) to now, those
+ * recorded since `since` only: an old run's events read again are no measure of the relay.
+ */
+export function timeRelay(
+  histogram: Histogram<'stage'> | undefined,
+  stage: 'read' | 'sent',
+  events: RecordedEvent[],
+  since: number,
+): void {
+  if (!histogram) return;
+  const now = Date.now();
+  for (const { data } of events) {
+    const recordedAt = (data as { timestamp?: unknown }).timestamp;
+    if (typeof recordedAt === 'number' && recordedAt >= since) histogram.observe({ stage }, (now - recordedAt) / 1000);
+  }
+}
 
 /** Wakes everyone waiting for the next change. */
 class Changes {
@@ -66,6 +85,7 @@ export class RunReader {
   /** The run takes no more reads (see EventLog): it is asked by query instead. */
   private byQuery = false;
   private readonly changes = new Changes();
+  private readonly startedAt = Date.now();
   /** Every line names the run. */
   readonly log: Logger;
 
@@ -76,6 +96,7 @@ export class RunReader {
     after: number,
     private readonly graceMs: number,
     logger: Logger,
+    private readonly relayed?: Histogram<'stage'>,
   ) {
     this.head = after;
     this.log = logger.child(runFields(workflowId));
@@ -222,6 +243,7 @@ export class RunReader {
 
   private hold(events: RecordedEvent[]): void {
     if (events.length === 0) return;
+    timeRelay(this.relayed, 'read', events, this.startedAt);
     for (const event of events) {
       const size = JSON.stringify(event.data).length;
       this.buffer.push(event);

@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { Workflow } from '@temporalio/workflow';
+import type { Histogram } from 'prom-client';
 import type { Context } from 'koa';
 import type { Config } from '../../config';
 import { invalidField, ServiceError } from '../../errors';
@@ -56,8 +57,14 @@ export interface StreamedRuns {
   endStreams(): number;
 }
 
-export function createStreamedRuns(config: Config, client: Client, runs: RunStarter, logger: Logger): StreamedRuns {
-  const relay = new EventRelay(client, config.stream.disconnectGraceMs, logger);
+export function createStreamedRuns(
+  config: Config,
+  client: Client,
+  runs: RunStarter,
+  logger: Logger,
+  relayed: Histogram<'stage'>,
+): StreamedRuns {
+  const relay = new EventRelay(client, config.stream.disconnectGraceMs, logger, relayed);
   return {
     openStreams: () => relay.streams,
     endStreams: () => relay.drain(),

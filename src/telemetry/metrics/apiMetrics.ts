@@ -10,10 +10,17 @@ export interface ApiMetrics {
   cacheLookups: CacheLookups;
   creditsCharged: Counter<'operation'>;
   creditsRefunded: Counter<'operation'>;
+  eventRelaySeconds: Histogram<'stage'>;
 }
 
 /** Seconds: a cache hit takes milliseconds, a JSON extraction with a slow model minutes. */
 const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+
+/** Seconds from a workflow recording an event to this process reading it, then sending it on. */
+const RELAY_BUCKETS = [
+  0.002, 0.005, 0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.075, 0.1, 0.125, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.75,
+  1, 1.5, 2, 5,
+];
 
 /** `openStreams` tells how many event streams this process is serving, read at each scrape. */
 export function createApiMetrics(openStreams: () => number): ApiMetrics {
@@ -59,6 +66,15 @@ export function createApiMetrics(openStreams: () => number): ApiMetrics {
       name: 'webloom_credits_refunded_total',
       help: 'Credits given back for runs that failed through our fault, by what was priced',
       labelNames: ['operation'],
+      registers: [registry],
+    }),
+    eventRelaySeconds: new Histogram({
+      name: 'webloom_event_relay_seconds',
+      help:
+        'Time from the workflow recording a live event to this process: reading it (stage "read"), ' +
+        'then writing it into a client\'s stream (stage "sent")',
+      labelNames: ['stage'],
+      buckets: RELAY_BUCKETS,
       registers: [registry],
     }),
   };
