@@ -347,6 +347,26 @@ export class Store {
   }
 
   /**
+   * Counts cache hits' requests in the window of `count` and charges, at `price` each and in their
+   * order, those within its limit that the balance covers: one statement for both (see
+   * migrations/billing/0007). Returns the window's count after them, when it ends (ms since the
+   * epoch) and how many hits were paid.
+   */
+  async countAndChargeCacheHits(
+    organization: string,
+    price: number,
+    runKeys: string[],
+    count: { key: string; limit: number; windowMs: number },
+  ): Promise<{ counted: number; resetsAt: number; paid: number }> {
+    const { rows } = await this.pool.query<{ counted: number; resets_at: string; paid: number }>(
+      'SELECT * FROM count_and_charge_cache_hits($1, $2, $3, $4, $5, $6, $7)',
+      [count.key, count.limit, count.windowMs, Date.now(), organization, price, runKeys],
+    );
+    const row = rows[0]!;
+    return { counted: row.counted, resetsAt: Number(row.resets_at), paid: row.paid };
+  }
+
+  /**
    * Settles a run's charge, refunding it when `refund` is set. Only the first call for a run
    * settles it; any later one, on this process or another, finds nothing and returns undefined.
    */

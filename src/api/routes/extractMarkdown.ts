@@ -31,11 +31,13 @@ export function extractMarkdownRoute(deps: ApiDeps): Middleware<ApiState> {
   const global = deps.config.cache.scope === 'global';
   return async (ctx) => {
     const request = parseExtractMarkdown(ctx.state.body ?? {});
-    await checkPageTarget(deps, request);
     const key = markdownCacheKey(request, cachePartition(deps.config.cache.scope, ctx.state.organization!));
     const cached = request.nocache ? undefined : await deps.cache?.get(key);
+    const { requestCount } = ctx.state;
+    if (!cached) await requestCount?.take();
+    await checkPageTarget(deps, request);
     if (cached) {
-      await deps.billing.chargeCacheHit(ctx.state.organization!);
+      await (requestCount ? requestCount.takeWithCacheHit() : deps.billing.chargeCacheHit(ctx.state.organization!));
       if (!global) ctx.set('x-cache', 'hit');
       ctx.body = render(request, cached.markdown, cached.metadata);
       return;
