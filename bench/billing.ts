@@ -198,6 +198,10 @@ async function pieces(stack: Stack, databaseUrl: string, finishedRun: string): P
     const counter = new RequestCounter({ kind: 'postgres', pool: store.pool }, `bench-${ulid()}`);
     const count = await timed(STATEMENTS, () => counter.count('test-org', 1_000_000));
     const hitCharge = await timed(STATEMENTS, (i) => store.chargeCacheHits('test-org', 1, [`${prefix}/hit/${i}`]));
+    const window = { key: `bench-${ulid()}:test-org`, limit: 1_000_000, windowMs: 60_000 };
+    const countedHit = await timed(STATEMENTS, (i) =>
+      store.countAndChargeCacheHits('test-org', 1, [`${prefix}/counted-hit/${i}`], window),
+    );
     const charge = await timed(STATEMENTS, (i) =>
       store.charge({
         organization: 'test-org',
@@ -211,7 +215,7 @@ async function pieces(stack: Stack, databaseUrl: string, finishedRun: string): P
     const describe = await timed(STATEMENTS, () => runSettlement(client, finishedRun));
     return (
       `  alone, p50: round trip (SELECT 1) ${fmt(roundTrip)} ms, key lookup ${fmt(findKey)} ms, ` +
-      `request count ${fmt(count)} ms, cache-hit charge ${fmt(hitCharge)} ms, charge ${fmt(charge)} ms, settle ${fmt(settle)} ms, ` +
+      `request count ${fmt(count)} ms, cache-hit charge ${fmt(hitCharge)} ms, both in one statement ${fmt(countedHit)} ms, charge ${fmt(charge)} ms, settle ${fmt(settle)} ms, ` +
       `Temporal describe of an ended run ${fmt(describe)} ms`
     );
   } finally {
@@ -228,12 +232,16 @@ async function startApi(
   env: Record<string, string>,
 ): Promise<{ child: Child; base: string }> {
   const port = await freePort();
+  // Its last lines, to say why it did not start.
+  const lines: string[] = [];
   const child = spawnChild(name, process.execPath, [path.join(distDir, 'src', 'api', 'main.js')], {
     env: { ...stack.env, ...env, PORT: String(port) },
-    onLine: () => undefined,
+    onLine: (line) => lines.push(line) > 20 && lines.shift(),
   });
   const root = `http://127.0.0.1:${port}`;
-  await waitUntil(name, child, async () => (await fetch(`${root}/healthz`)).ok, 60_000);
+  await waitUntil(name, child, async () => (await fetch(`${root}/healthz`)).ok, 60_000).catch((err: unknown) => {
+    throw new Error(`${String(err)}; its last lines:\n${lines.join('\n')}`);
+  });
   return { child, base: `${root}/v1` };
 }
 
