@@ -19,6 +19,9 @@ import { articlePage, fmt, percentile, servePage } from './common';
  * same requests go to both, in alternating rounds so the machine's other load falls on both alike.
  * Run on the embedded store (PGlite) and on a PostgreSQL server; BENCH_STORES picks
  * (`embedded,postgres`). Then the store's statements and Temporal's describe, timed one by one.
+ * `--against DIR` adds a third API, billing on, from another build (DIR holds its
+ * `src/api/main.js`, on this build's schema), in the same rounds: a change's before and after
+ * from one run.
  */
 
 const STORES = (process.env.BENCH_STORES ?? 'embedded,postgres').split(',').filter(Boolean);
@@ -32,6 +35,9 @@ const PER_ROUND: Record<number, number> = {
   32: Number(process.env.BENCH_PARALLEL ?? 64),
 };
 const STATEMENTS = 200;
+const AGAINST = ((i) => (i >= 0 ? path.resolve(process.argv[i + 1] ?? '') : undefined))(
+  process.argv.indexOf('--against'),
+);
 const TARGET_ADDED_MS = 5;
 const TARGET_THROUGHPUT_LOSS = 0.05;
 
@@ -42,7 +48,8 @@ const BODY: Record<Kind, { effort: 'min'; nocache: boolean }> = {
 };
 
 interface Side {
-  name: 'billed' | 'unbilled';
+  /** `before`: the build of --against, billing on. */
+  name: 'billed' | 'unbilled' | 'before';
   base: string;
   /**
    * The processes whose CPU time its requests cost, by name: its API, the stack's store (a
@@ -138,13 +145,13 @@ async function batch(
     into.cpu[name] = (into.cpu[name] ?? 0) + ms;
 }
 
-/** Both sides, ROUNDS rounds each, the side going first alternating. */
-async function compare(sides: [Side, Side], key: string, url: string, kind: Kind, concurrency: number) {
+/** Every side, ROUNDS rounds each, the side going first taking turns. */
+async function compare(sides: Side[], key: string, url: string, kind: Kind, concurrency: number) {
   const samples = new Map(
     sides.map((side) => [side.name, { latencies: [], failed: 0, seconds: 0, cpu: {} } as Sample]),
   );
   for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 === 0 ? sides : ([sides[1], sides[0]] as const);
+    const order = [...sides.slice(round % sides.length), ...sides.slice(0, round % sides.length)];
     for (const side of order)
       await batch(side, key, url, kind, PER_ROUND[concurrency]!, concurrency, samples.get(side.name)!);
   }
@@ -160,7 +167,7 @@ async function compare(sides: [Side, Side], key: string, url: string, kind: Kind
       failed: sample.failed,
     };
   };
-  return { billed: stats(samples.get('billed')!), unbilled: stats(samples.get('unbilled')!) };
+  return new Map([...samples].map(([name, sample]) => [name, stats(sample)]));
 }
 
 const median = (values: number[]): number =>
@@ -191,6 +198,10 @@ async function pieces(stack: Stack, databaseUrl: string, finishedRun: string): P
     const counter = new RequestCounter({ kind: 'postgres', pool: store.pool }, `bench-${ulid()}`);
     const count = await timed(STATEMENTS, () => counter.count('test-org', 1_000_000));
     const hitCharge = await timed(STATEMENTS, (i) => store.chargeCacheHits('test-org', 1, [`${prefix}/hit/${i}`]));
+    const window = { key: `bench-${ulid()}:test-org`, limit: 1_000_000, windowMs: 60_000 };
+    const countedHit = await timed(STATEMENTS, (i) =>
+      store.countAndChargeCacheHits('test-org', 1, [`${prefix}/counted-hit/${i}`], window),
+    );
     const charge = await timed(STATEMENTS, (i) =>
       store.charge({
         organization: 'test-org',
@@ -204,7 +215,7 @@ async function pieces(stack: Stack, databaseUrl: string, finishedRun: string): P
     const describe = await timed(STATEMENTS, () => runSettlement(client, finishedRun));
     return (
       `  alone, p50: round trip (SELECT 1) ${fmt(roundTrip)} ms, key lookup ${fmt(findKey)} ms, ` +
-      `request count ${fmt(count)} ms, cache-hit charge ${fmt(hitCharge)} ms, charge ${fmt(charge)} ms, settle ${fmt(settle)} ms, ` +
+      `request count ${fmt(count)} ms, cache-hit charge ${fmt(hitCharge)} ms, both in one statement ${fmt(countedHit)} ms, charge ${fmt(charge)} ms, settle ${fmt(settle)} ms, ` +
       `Temporal describe of an ended run ${fmt(describe)} ms`
     );
   } finally {
@@ -213,14 +224,24 @@ async function pieces(stack: Stack, databaseUrl: string, finishedRun: string): P
   }
 }
 
-async function startUnbilledApi(stack: Stack): Promise<{ child: Child; base: string }> {
+/** Another API on the stack's Temporal, workers and cache: `distDir`'s build, with `env` over the stack's. */
+async function startApi(
+  stack: Stack,
+  name: string,
+  distDir: string,
+  env: Record<string, string>,
+): Promise<{ child: Child; base: string }> {
   const port = await freePort();
-  const child = spawnChild('api-unbilled', process.execPath, [path.join(__dirname, '..', 'src', 'api', 'main.js')], {
-    env: { ...stack.env, DATABASE_URL: '', PORT: String(port) },
-    onLine: () => undefined,
+  // Its last lines, to say why it did not start.
+  const lines: string[] = [];
+  const child = spawnChild(name, process.execPath, [path.join(distDir, 'src', 'api', 'main.js')], {
+    env: { ...stack.env, ...env, PORT: String(port) },
+    onLine: (line) => lines.push(line) > 20 && lines.shift(),
   });
   const root = `http://127.0.0.1:${port}`;
-  await waitUntil('the unbilled API', child, async () => (await fetch(`${root}/healthz`)).ok, 60_000);
+  await waitUntil(name, child, async () => (await fetch(`${root}/healthz`)).ok, 60_000).catch((err: unknown) => {
+    throw new Error(`${String(err)}; its last lines:\n${lines.join('\n')}`);
+  });
   return { child, base: `${root}/v1` };
 }
 
@@ -235,49 +256,65 @@ async function benchStore(storeName: string, url: string): Promise<boolean> {
     CACHE_TTL_SECONDS: '3600',
     ...(postgres && { DATABASE_URL: postgres.url }),
   });
-  const unbilled = await startUnbilledApi(stack).catch(async (err: unknown) => {
-    await stopStack(stack);
-    throw err;
-  });
+  const extra: Child[] = [];
   try {
+    const unbilled = await startApi(stack, 'api-unbilled', path.join(__dirname, '..'), { DATABASE_URL: '' });
+    extra.push(unbilled.child);
+    const before = AGAINST && (await startApi(stack, 'api-before', AGAINST, {}));
+    if (before) extra.push(before.child);
     const shared: Record<string, number[]> = Object.fromEntries(
       Object.entries(stack.pids).flatMap(([name, pid]) => (name !== 'api' && pid !== undefined ? [[name, [pid]]] : [])),
     );
-    const sides: [Side, Side] = [
+    const sides: Side[] = [
       { name: 'billed', base: stack.apiUrl, processes: { ...shared, api: [stack.pids.api!] } },
       { name: 'unbilled', base: unbilled.base, processes: { ...shared, api: [unbilled.child.process.pid!] } },
+      ...(before
+        ? [{ name: 'before', base: before.base, processes: { ...shared, api: [before.child.process.pid!] } } as Side]
+        : []),
     ];
     // Warm both: connections, the key cache, the JIT, the page in the cache.
     for (const side of sides)
       for (const kind of ['run', 'hit'] as const) await batch(side, stack.apiKey, url, kind, 40, 4, emptySample());
     // After the warm-up, so the API's pooled connections are among them.
     if (postgres) for (const side of sides) side.processes.store = await postgresPids(postgres.url);
-    console.log(`store: ${storeName}; ${ROUNDS} rounds a side, alternating`);
+    console.log(
+      `store: ${storeName}; ${ROUNDS} rounds a side, taking turns${AGAINST ? `; "before": the API of ${AGAINST}` : ''}`,
+    );
     let met = true;
     for (const kind of KINDS) {
       const label = kind === 'run' ? 'Extract Markdown min, a run' : 'Extract Markdown, a cache hit';
       for (const concurrency of [1, 32]) {
-        const { billed, unbilled: off } = await compare(sides, stack.apiKey, url, kind, concurrency);
-        const added = billed.p50 - off.p50;
-        if (added >= TARGET_ADDED_MS) met = false;
+        const results = await compare(sides, stack.apiKey, url, kind, concurrency);
+        const off = results.get('unbilled')!;
+        for (const on of ['billed', 'before'] as const) {
+          const billed = results.get(on);
+          if (!billed) continue;
+          const added = billed.p50 - off.p50;
+          if (on === 'billed' && added >= TARGET_ADDED_MS) met = false;
+          console.log(
+            `  ${label}, c${concurrency}${sideLabel(on)}: off p50 ${fmt(off.p50)} p95 ${fmt(off.p95)} ms; ` +
+              `on p50 ${fmt(billed.p50)} p95 ${fmt(billed.p95)} ms; added p50 ${fmt(added)} ms ` +
+              `(x${(billed.p50 / off.p50).toFixed(2)}), p95 ${fmt(billed.p95 - off.p95)} ms (x${(billed.p95 / off.p95).toFixed(2)})` +
+              failures(billed.failed + off.failed),
+          );
+        }
+      }
+      const results = await compare(sides, stack.apiKey, url, kind, 16);
+      const off = results.get('unbilled')!;
+      for (const on of ['billed', 'before'] as const) {
+        const billed = results.get(on);
+        if (!billed) continue;
+        const loss = 1 - billed.rps / off.rps;
+        if (on === 'billed' && loss > TARGET_THROUGHPUT_LOSS) met = false;
         console.log(
-          `  ${label}, c${concurrency}: off p50 ${fmt(off.p50)} p95 ${fmt(off.p95)} ms; ` +
-            `on p50 ${fmt(billed.p50)} p95 ${fmt(billed.p95)} ms; added p50 ${fmt(added)} ms ` +
-            `(x${(billed.p50 / off.p50).toFixed(2)}), p95 ${fmt(billed.p95 - off.p95)} ms (x${(billed.p95 / off.p95).toFixed(2)})` +
+          `  ${label}, c16${sideLabel(on)}: off ${fmt(off.rps)} req/s; on ${fmt(billed.rps)} req/s (${loss >= 0 ? '-' : '+'}${fmt(Math.abs(loss) * 100)}%); ` +
+            `CPU ms per request off ${fmt(total(off.cpuPerRequest))}, on ${fmt(total(billed.cpuPerRequest))} ` +
+            `(${Object.keys(billed.cpuPerRequest)
+              .map((name) => `${name} ${fmt(off.cpuPerRequest[name] ?? 0)} -> ${fmt(billed.cpuPerRequest[name] ?? 0)}`)
+              .join(', ')})` +
             failures(billed.failed + off.failed),
         );
       }
-      const { billed, unbilled: off } = await compare(sides, stack.apiKey, url, kind, 16);
-      const loss = 1 - billed.rps / off.rps;
-      if (loss > TARGET_THROUGHPUT_LOSS) met = false;
-      console.log(
-        `  ${label}, c16: off ${fmt(off.rps)} req/s; on ${fmt(billed.rps)} req/s (${loss >= 0 ? '-' : '+'}${fmt(Math.abs(loss) * 100)}%); ` +
-          `CPU ms per request off ${fmt(total(off.cpuPerRequest))}, on ${fmt(total(billed.cpuPerRequest))} ` +
-          `(${Object.keys(billed.cpuPerRequest)
-            .map((name) => `${name} ${fmt(off.cpuPerRequest[name] ?? 0)} -> ${fmt(billed.cpuPerRequest[name] ?? 0)}`)
-            .join(', ')})` +
-          failures(billed.failed + off.failed),
-      );
     }
     const finished = await fetch(`${stack.apiUrl}/extract/markdown`, {
       method: 'POST',
@@ -287,11 +324,15 @@ async function benchStore(storeName: string, url: string): Promise<boolean> {
     console.log(await pieces(stack, stack.env.DATABASE_URL!, finished.headers.get('x-workflow-id')!));
     return met;
   } finally {
-    await unbilled.child.stop();
+    for (const child of extra) await child.stop();
     await stopStack(stack);
     await postgres?.stop();
   }
 }
+
+/** Which billed API a line is about, when --against runs two. */
+const sideLabel = (name: 'billed' | 'before'): string =>
+  AGAINST ? (name === 'before' ? ' [before]' : ' [after]') : '';
 
 const total = (byProcess: Record<string, number>): number => Object.values(byProcess).reduce((a, b) => a + b, 0);
 

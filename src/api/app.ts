@@ -72,7 +72,13 @@ export function createApp(deps: ApiDeps, logger: Logger): Koa<ApiState> {
   app.use(bearerAuth(deps.billing, deps.rateLimits));
   // Before the request count: a tool call counts as one /v1 request, the protocol's own messages do not.
   app.use(mcp.routes());
-  app.use(requestRateLimit(deps.rateLimits));
+  // A cache hit's request is counted by the statement that charges it: the route says when.
+  app.use(
+    requestRateLimit(deps.rateLimits, {
+      billing: deps.billing,
+      deferred: (ctx) => ctx.method === 'POST' && ctx.path === `${API_PREFIX}/extract/markdown`,
+    }),
+  );
   app.use(jsonBody(deps.config.bodyLimitBytes));
   app.use(async (ctx, next) => {
     await next();

@@ -10,8 +10,18 @@ export interface ApiState {
   /** Temporal's run id of the workflow the request started or reads. */
   runId?: string;
   body?: Record<string, unknown>;
+  /** Set where the route says when its request is counted against the organization's limit (rateLimit.ts). */
+  requestCount?: RequestCount;
   /** Why a request failed, for the log only. */
   errorDetail?: string;
+}
+
+/** A request's count against its organization's requests per minute, taken once: 429 past them. */
+export interface RequestCount {
+  /** Counts the request, before any work it starts. */
+  take(): Promise<void>;
+  /** Counts the request of a cache hit and charges the hit (402), in one statement where the store holds the counts. */
+  takeWithCacheHit(): Promise<void>;
 }
 
 type Identity = Partial<Pick<ApiState, 'organization' | 'workflowId' | 'runId'>>;

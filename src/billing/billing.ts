@@ -4,6 +4,7 @@ import { ulid } from 'ulid';
 import type { BillingSettings, PricedOperation } from '../config';
 import { ServiceError } from '../errors';
 import type { Logger } from '../telemetry/logger';
+import { countsAfter, type Count, type RequestWindow } from '../limits/requestCounter';
 import { KeyRing } from '../api/keyRing';
 import { KeyedBatches } from './batches';
 import { runSettlement } from './settlement';
@@ -29,6 +30,12 @@ export interface Billing {
   ): Promise<number | undefined>;
   /** Charges an answer from the cache, which starts no run. */
   chargeCacheHit(organization: string): Promise<void>;
+  /**
+   * Counts a cache hit's request in `window`, which is in the store, and charges the hit, in one
+   * statement: its count, and whether it was paid (a hit past the limit is counted, not charged).
+   * Only with a store, which is where such a window can be.
+   */
+  countAndChargeCacheHit?(organization: string, window: RequestWindow): Promise<CountedHit>;
   /** Settles a run's charge if the run has ended; later calls, anywhere, do nothing. */
   settle(workflowId: string): Promise<void>;
   /**
@@ -38,6 +45,16 @@ export interface Billing {
   completed(workflowId: string): void;
   close(): Promise<void>;
 }
+
+export interface CountedHit {
+  count: Count;
+  paid: boolean;
+  price: number;
+}
+
+/** 402 for a request whose price its organization's balance does not cover. */
+export const insufficientCredits = (organization: string, amount: number): ServiceError =>
+  new ServiceError('insufficient_credits', `${organization} cannot pay ${amount} credits`);
 
 export interface CreditCounters {
   charged: Counter<'operation'>;
@@ -94,6 +111,16 @@ const COMPLETED_BATCH_SIZE = 500;
 /** Cache hits charged by one statement at most. */
 const HIT_BATCH_SIZE = 500;
 
+/** A hit whose request is counted by the statement that charges it: batched per organization and window. */
+interface CountedHitCharge {
+  organization: string;
+  runKey: string;
+  window: RequestWindow;
+}
+
+/** A hit's own ledger key: nothing can go wrong after a hit, so there is nothing to settle. */
+const hitKey = (organization: string): string => `${organization}/cache-hit/${ulid()}`;
+
 /** Lookups a process remembers at most, so a flood of distinct keys cannot grow it without bound. */
 const KEY_CACHE_ENTRIES = 10_000;
 
@@ -111,6 +138,12 @@ export class StoreBilling implements Billing {
   /** Cache hits of an organization that arrive while its last charge of hits is out go in the next. */
   private readonly hitCharges = new KeyedBatches<string, boolean>(
     (organization, runKeys) => this.chargeHits(organization, runKeys),
+    HIT_BATCH_SIZE,
+  );
+
+  /** The same, for hits whose requests are counted by the statement that charges them. */
+  private readonly countedHits = new KeyedBatches<CountedHitCharge, CountedHit>(
+    (_, hits) => this.countAndChargeHits(hits),
     HIT_BATCH_SIZE,
   );
 
@@ -171,12 +204,31 @@ export class StoreBilling implements Billing {
   }
 
   async chargeCacheHit(organization: string): Promise<void> {
-    // Nothing can go wrong after a hit, so there is nothing to settle: a key of its own per answer.
-    if (!(await this.hitCharges.add(organization, `${organization}/cache-hit/${ulid()}`)))
-      throw new ServiceError(
-        'insufficient_credits',
-        `${organization} cannot pay ${this.settings.cacheHitPrice} credits`,
-      );
+    if (!(await this.hitCharges.add(organization, hitKey(organization))))
+      throw insufficientCredits(organization, this.settings.cacheHitPrice);
+  }
+
+  countAndChargeCacheHit(organization: string, window: RequestWindow): Promise<CountedHit> {
+    return this.countedHits.add(`${window.limit}:${window.key}`, {
+      organization,
+      runKey: hitKey(organization),
+      window,
+    });
+  }
+
+  /** The hits of one organization and window, in order: each one's count, and whether it was paid. */
+  private async countAndChargeHits(hits: CountedHitCharge[]): Promise<CountedHit[]> {
+    const { organization, window } = hits[0]!;
+    const price = this.settings.cacheHitPrice;
+    const runKeys = hits.map((hit) => hit.runKey);
+    const { counted, resetsAt, paid } = await this.store.countAndChargeCacheHits(organization, price, runKeys, window);
+    if (paid > 0) this.counters.charged.inc({ operation: 'cache-hit' }, paid * price);
+    // The hits within the limit are the first ones, and those paid the first of them.
+    return countsAfter(counted, window.limit, hits.length, Math.max(0, resetsAt - Date.now())).map((count, i) => ({
+      count,
+      paid: i < paid,
+      price,
+    }));
   }
 
   /** Whether each hit, in order, was paid. */
@@ -189,8 +241,7 @@ export class StoreBilling implements Billing {
 
   private async charge(charge: Parameters<Store['charge']>[0]): Promise<void> {
     const result = await this.store.charge(charge);
-    if (result === 'insufficient')
-      throw new ServiceError('insufficient_credits', `${charge.organization} cannot pay ${charge.amount} credits`);
+    if (result === 'insufficient') throw insufficientCredits(charge.organization, charge.amount);
     if (result === 'charged') this.counters.charged.inc({ operation: charge.operation }, charge.amount);
   }
 

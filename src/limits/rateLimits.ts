@@ -13,10 +13,10 @@ import {
 import { RateLimitedError } from '../errors';
 import type { Logger } from '../telemetry/logger';
 import { closeBackend, type LimitBackend } from './backend';
-import { RequestCounter, type Count } from './requestCounter';
+import { RequestCounter, type Count, type RequestWindow } from './requestCounter';
 import { streamSlots, type StreamSlots } from './streamSlots';
 
-export type { Count } from './requestCounter';
+export type { Count, RequestWindow } from './requestCounter';
 
 /** An organization's limits: its own from the store, else the service's defaults. */
 interface Limits {
@@ -62,6 +62,15 @@ export class RateLimits {
   async countRequest(organization: string): Promise<Count> {
     const { requestsPerMinute } = await this.limitsOf(organization);
     return this.requests.count(organization, requestsPerMinute);
+  }
+
+  /**
+   * Where the organization's requests are counted, when that is the store: a cache hit's request
+   * is then counted by the statement that charges it (Billing.countAndChargeCacheHit).
+   */
+  async requestWindow(organization: string): Promise<RequestWindow | undefined> {
+    const { requestsPerMinute } = await this.limitsOf(organization);
+    return this.requests.window(organization, requestsPerMinute);
   }
 
   /**

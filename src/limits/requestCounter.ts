@@ -17,6 +17,13 @@ export interface Count {
   resetMs: number;
 }
 
+/** A key's row of counts in the store, and the window and limit it is counted in. */
+export interface RequestWindow {
+  key: string;
+  limit: number;
+  windowMs: number;
+}
+
 const WINDOW_S = 60;
 
 /** Requests counted by one statement at most. */
@@ -46,10 +53,7 @@ export class RequestCounter {
     return this.batches.add(`${limit}:${key}`, { key, limit });
   }
 
-  /**
-   * Counts `requests` at once; each is told what it would have been told counted alone, one after
-   * another: the shared count after it, so exactly the limit of them, across every replica, pass.
-   */
+  /** Counts `requests` at once, each told its own figures (countsAfter). */
   private async countAll(key: string, limit: number, requests: number): Promise<Count[]> {
     let res: RateLimiterRes;
     try {
@@ -58,16 +62,17 @@ export class RequestCounter {
       if (!(err instanceof RateLimiterRes)) throw err;
       res = err;
     }
-    const before = res.consumedPoints - requests;
-    return Array.from({ length: requests }, (_, i) => {
-      const counted = before + i + 1;
-      return {
-        allowed: counted <= limit,
-        limit,
-        remaining: Math.max(0, limit - counted),
-        resetMs: res.msBeforeNext,
-      };
-    });
+    return countsAfter(res.consumedPoints, limit, requests, res.msBeforeNext);
+  }
+
+  /**
+   * Where a key's requests are counted when that is the store, so that a statement of its own can
+   * count one there with other work (migrations/billing/0007); undefined for Redis and memory.
+   */
+  window(key: string, limit: number): RequestWindow | undefined {
+    if (this.backend.kind !== 'postgres') return undefined;
+    // rate-limiter-flexible's key for it (its getKey).
+    return { key: `${this.prefix}:${key}`, limit, windowMs: WINDOW_S * 1000 };
   }
 
   private limiter(points: number): RateLimiterAbstract {
@@ -110,4 +115,19 @@ function createLimiter(backend: LimitBackend, keyPrefix: string, points: number)
     case 'memory':
       return new RateLimiterMemory(options);
   }
+}
+
+/**
+ * What each of `requests` counted together is told: what it would have been told counted alone,
+ * one after another, given the shared count after all of them. Exactly the limit of them, across
+ * every replica, pass.
+ */
+export function countsAfter(counted: number, limit: number, requests: number, resetMs: number): Count[] {
+  const before = counted - requests;
+  return Array.from({ length: requests }, (_, i) => ({
+    allowed: before + i + 1 <= limit,
+    limit,
+    remaining: Math.max(0, limit - (before + i + 1)),
+    resetMs,
+  }));
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { KEY_PREFIX } from '../../src/billing/apiKeys';
 import { embeddedStoreUrl, startEmbeddedStore } from '../../src/billing/embeddedStore';
 import { Store } from '../../src/billing/store';
+import { RequestCounter } from '../../src/limits/requestCounter';
 import type { Child } from '../../src/stack/children';
 import { projectRoot } from '../support/localStack';
 import { startPostgresServer } from '../support/postgresServer';
@@ -136,6 +137,47 @@ describe.each([
     // A price of 0 charges nothing and refuses nothing, even at a balance of 0.
     expect(await store.chargeCacheHits('hit-org', 0, ['hit-org/cache-hit/free'])).toBe(1);
     expect(await store.chargeCacheHits('no-such-org', 1, ['no-such-org/cache-hit/1'])).toBe(0);
+  });
+
+  it("counts hits' requests and charges them in one statement on two replicas: exactly the limit counted in, exactly the balance paid", async () => {
+    await store.createOrganization('counted-org');
+    await store.grant('counted-org', 10);
+    const replicas = [store, await Store.open(backend.url)];
+    const window = { key: 'requests:counted-org', limit: 25, windowMs: 60_000 };
+    // Requests counted the usual way share the window: 5 of its 25 are gone before the hits.
+    const counter = new RequestCounter({ kind: 'postgres', pool: store.pool }, 'requests');
+    for (let i = 0; i < 5; i++) await counter.count('counted-org', window.limit);
+    const batches = Array.from({ length: 12 }, (_, i) =>
+      Array.from({ length: 1 + (i % 5) }, (_, j) => `counted-org/cache-hit/${i}-${j}`),
+    );
+    try {
+      const results = await Promise.all(
+        batches.map((runKeys, i) => replicas[i % 2]!.countAndChargeCacheHits('counted-org', 1, runKeys, window)),
+      );
+      const hits = batches.flat().length;
+      // Whatever the order the batches came in, their counts follow one another up to the last.
+      expect(
+        results
+          .map((result) => result.counted)
+          .sort((a, b) => a - b)
+          .at(-1),
+      ).toBe(5 + hits);
+      expect(results.reduce((sum, result) => sum + result.paid, 0)).toBe(10);
+      expect(results.every((result) => result.resetsAt > Date.now())).toBe(true);
+      expect((await store.organization('counted-org')).balance).toBe(0);
+      // The next request counted the usual way sees every hit counted.
+      expect(await counter.count('counted-org', window.limit)).toMatchObject({ allowed: false, remaining: 0 });
+    } finally {
+      await replicas[1]!.close();
+    }
+    // Past the limit a hit is counted and not charged, however much the balance holds.
+    await store.grant('counted-org', 10);
+    expect(await store.countAndChargeCacheHits('counted-org', 1, ['counted-org/cache-hit/late'], window)).toMatchObject(
+      {
+        paid: 0,
+      },
+    );
+    expect((await store.organization('counted-org')).balance).toBe(10);
   });
 
   it("commits cache hits' charges without waiting for the disk, and only theirs", async () => {

@@ -4,7 +4,7 @@ import { withFrontMatter } from '../../extraction/frontMatter';
 import type { ExtractMarkdownRequest, ExtractMarkdownResponse } from '../../operations/extractMarkdown';
 import type { PageMetadata } from '../../types';
 import { extractMarkdown } from '../../workflows';
-import { checkPageTarget } from '../requestBody/pageTarget';
+import { pageTargetUrl } from '../requestBody/pageTarget';
 import { extractMarkdownBody } from '../requestBody/requestBodies';
 import type { ApiState } from '../state';
 import type { ApiDeps } from '../deps';
@@ -31,11 +31,15 @@ export function extractMarkdownRoute(deps: ApiDeps): Middleware<ApiState> {
   const global = deps.config.cache.scope === 'global';
   return async (ctx) => {
     const request = parseExtractMarkdown(ctx.state.body ?? {});
-    await checkPageTarget(deps, request);
+    const url = pageTargetUrl(deps, request);
     const key = markdownCacheKey(request, cachePartition(deps.config.cache.scope, ctx.state.organization!));
     const cached = request.nocache ? undefined : await deps.cache?.get(key);
+    // Counted before the address's DNS lookup, unless a hit's charge counts it.
+    const { requestCount } = ctx.state;
+    if (!cached) await requestCount?.take();
+    await deps.policy.checkUrl(url);
     if (cached) {
-      await deps.billing.chargeCacheHit(ctx.state.organization!);
+      await (requestCount ? requestCount.takeWithCacheHit() : deps.billing.chargeCacheHit(ctx.state.organization!));
       if (!global) ctx.set('x-cache', 'hit');
       ctx.body = render(request, cached.markdown, cached.metadata);
       return;
