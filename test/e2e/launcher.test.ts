@@ -8,6 +8,7 @@ import { freePort } from '../../src/stack/devServer';
 import { startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 import { FIXTURE_HOST } from '../support/localStack';
 import { eventually } from '../support/eventually';
+import { TEST_PAYLOAD_KEYS } from '../support/payloadKeys';
 
 /**
  * `npm start` as the README writes it, on its own data directory and ports: a launcher killed
@@ -231,3 +232,33 @@ it('refuses to start on a port another process holds, and says which', async () 
     await new Promise((resolve) => held.close(resolve));
   }
 }, 120_000);
+
+it('stops a process asked to stop while it starts, as the signal would without a handler', async () => {
+  // Nothing listens on this port, so the API waits at its start for a Temporal that is not there.
+  const temporalPort = await freePort();
+  const api = spawn(process.execPath, [path.join(ROOT, 'dist/src/api/main.js')], {
+    cwd: ROOT,
+    env: {
+      ...env,
+      PORT: String(await freePort()),
+      TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
+      API_KEYS: 'wl_test_starting:starting',
+      DATABASE_URL: '',
+      PAYLOAD_KEYS: TEST_PAYLOAD_KEYS,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  launched.push(api);
+  let output = '';
+  for (const stream of [api.stdout!, api.stderr!]) stream.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    api.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  await eventually(() => output.includes('Temporal not reachable yet'), {
+    what: 'the API to wait for Temporal at its start',
+    timeoutMs: 30_000,
+    intervalMs: 100,
+  });
+  api.kill('SIGTERM');
+  expect(await ended).toEqual({ code: null, signal: 'SIGTERM' });
+}, 90_000);
