@@ -29,8 +29,8 @@ const ROLES: Record<
     reader: () => ReadingPool,
   ) => Promise<RoleWorkers>
 > = {
-  workflow: async (connection, config, metrics, reader) => ({
-    workers: [await createWorkflowWorker(connection, config, metrics, reader)],
+  workflow: async (connection, config, metrics) => ({
+    workers: [await createWorkflowWorker(connection, config, metrics)],
   }),
   fetch: createFetchWorkers,
   browser: createBrowserWorkers,
@@ -82,7 +82,7 @@ async function main(): Promise<void> {
     firstErrorWins(body, cleanup, (err) => logger.warn({ err }, 'cleaning up after a failed start failed too'));
   await withCleanup(async () => {
     const connection = await NativeConnection.connect(connectionOptions(config.temporal));
-    // One set of conversion threads for the roles that read pages (all but model), made only when one runs here.
+    // One set of conversion threads for the roles that read pages (fetch, browser), made only when one runs here.
     let pool: ReadingPool | undefined;
     const reader = () => (pool ??= new ReadingPool(config.convert, readSettings(config)));
     await withCleanup(

@@ -16,7 +16,7 @@ export async function extractMarkdown({
       request,
       queues,
       { as: 'markdown', content: request.content },
-      { activityTimeouts: timeouts, localQuickFetch: true },
+      { activityTimeouts: timeouts },
     );
     return { url: request.url, ...converted };
   });

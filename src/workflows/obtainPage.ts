@@ -1,11 +1,4 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  log,
-  patched,
-  proxyActivities,
-  proxyLocalActivities,
-} from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, log, proxyActivities } from '@temporalio/workflow';
 import type { FetchActivities } from '../activities/fetchPage';
 import type { PageReading, ReadingOf } from '../reading/readPage';
 import type { RenderActivities } from '../activities/renderPage';
@@ -31,15 +24,7 @@ export interface ObtainOptions {
   timeoutMs?: number;
   /** Read and refresh the result cache. */
   cache?: PageCacheUse;
-  /** Effort `min`'s one fetch as a local activity, on the workflow worker (Extract Markdown). */
-  localQuickFetch?: boolean;
 }
-
-/**
- * Runs started before `min`'s fetch became a local activity scheduled it on the fetch queue; on
- * replay, `patched` tells them apart.
- */
-export const LOCAL_QUICK_FETCH_PATCH = 'local-quick-fetch';
 
 /**
  * Gets the page by the effort asked for, read as `reading` says: `min` fetches once; `standard`
@@ -62,7 +47,7 @@ export async function obtainPageFacts<R extends PageReading>(
   reading: R,
   options: ObtainOptions = {},
 ): Promise<ObtainedPage<ReadingOf<R>>> {
-  const { activityTimeouts: timeouts, localQuickFetch, ...pageOptions } = options;
+  const { activityTimeouts: timeouts, ...pageOptions } = options;
   const target = { url: request.url, country: request.geo_target?.country, reading, ...pageOptions };
   const { renderPage } = proxyActivities<RenderActivities>({ taskQueue: queues.browser, ...renderOptions(timeouts) });
   // Only a render that comes first looks the page up; after a fetch, the fetch already has.
@@ -71,15 +56,6 @@ export async function obtainPageFacts<R extends PageReading>(
       request.effort === 'max' ? target : { ...target, cache: options.cache && { ...options.cache, lookup: false } },
     );
   if (request.effort === 'max') return render();
-  if (request.effort === 'min' && localQuickFetch && patched(LOCAL_QUICK_FETCH_PATCH)) {
-    // A local activity runs inside the workflow task that asked for it: no activity task to
-    // dispatch and no second workflow task for its result, which were half of what Temporal
-    // added to a request. It cannot heartbeat: a lost worker's attempt is given up when the
-    // workflow task times out (10 s, as the heartbeat timeout), and the task runs again.
-    const { startToCloseTimeout, retry } = fetchOptions('min', timeouts);
-    const { fetchPage } = proxyLocalActivities<FetchActivities>({ startToCloseTimeout, retry });
-    return fetchPage({ ...target, quick: true });
-  }
   const { fetchPage } = proxyActivities<FetchActivities>({
     taskQueue: queues.fetch,
     ...fetchOptions(request.effort, timeouts),

@@ -80,14 +80,13 @@ beforeEach(() => {
   doubles = { fetch: ['page'], render: ['page'], calls: [] };
 });
 
-const start = (effort: Effort) =>
-  tier.start('extractMarkdown', {
-    request: { url: URL, effort, content: 'main', metadata: false, nocache: false },
-    queues: { fetch: TASK_QUEUE, browser: TASK_QUEUE },
-  });
-
 function extract(effort: Effort): Promise<ExtractMarkdownResult> {
-  return start(effort).then((handle) => handle.result() as Promise<ExtractMarkdownResult>);
+  return tier
+    .start('extractMarkdown', {
+      request: { url: URL, effort, content: 'main', metadata: false, nocache: false },
+      queues: { fetch: TASK_QUEUE, browser: TASK_QUEUE },
+    })
+    .then((handle) => handle.result() as Promise<ExtractMarkdownResult>);
 }
 
 describe('effort standard', () => {
@@ -149,19 +148,6 @@ describe('effort min', () => {
     doubles.fetch = ['script shell'];
     expect((await extract('min')).content).toBe('Loading...');
     expect(doubles.calls).toEqual(['fetch']);
-  });
-
-  it('fetches inside its one workflow task, as a local activity, with no activity task', async () => {
-    const handle = await start('min');
-    await handle.result();
-    const events = (await handle.fetchHistory()).events ?? [];
-    expect({
-      workflowTasks: events.filter((event) => event.workflowTaskCompletedEventAttributes).length,
-      activityTasks: events.filter((event) => event.activityTaskScheduledEventAttributes).length,
-      localActivities: events.filter(
-        (event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity',
-      ).length,
-    }).toEqual({ workflowTasks: 1, activityTasks: 0, localActivities: 1 });
   });
 });
 
