@@ -53,9 +53,8 @@ beforeAll(async () => {
 afterAll(() => fixtures.close());
 
 /**
- * The processes that read pages now: the dev stack's fetch and browser worker and its workflow
- * worker (effort `min` reads there, in a local activity), or on the cluster every such replica,
- * since any may take the hostile page. Found in /proc,
+ * The processes that read pages now: the dev stack's one fetch and browser worker, or on the
+ * cluster every fetch and browser replica, since either may take the hostile page. Found in /proc,
  * not in the ids the stack started with: the cluster's supervisor restarts the workers another
  * test kills, under new ids.
  */
@@ -75,7 +74,7 @@ const pageWorkerPids = (): number[] => {
         );
         if (address && env.get('TEMPORAL_ADDRESS') !== address) return [];
         const roles = (args[main + 1] || env.get('WORKER_ROLES') || '').split(',');
-        return ['fetch', 'browser', 'workflow'].some((role) => roles.includes(role)) ? [Number(entry)] : [];
+        return roles.includes('fetch') || roles.includes('browser') ? [Number(entry)] : [];
       } catch {
         // The process ended while being read.
         return [];
