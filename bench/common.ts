@@ -106,8 +106,8 @@ export async function load(
 }
 
 /**
- * Where a run's time went, for a sample of runs: the fetch (download and read, as it reports them,
- * whether it ran as an activity or a local activity), and within it the download. Medians.
+ * Where a run's time went, for a sample of runs: the fetch activity (download and read, as it
+ * reports them), and within it the download. Medians.
  */
 export async function activityMs(stack: Stack, ids: string[]): Promise<{ activity: number; download: number }> {
   // No client times here: only the runs' own figures are asked for.

@@ -36,21 +36,10 @@ function stepOf(event: HistoryEvent, workflowTasks: number): string | undefined 
 const timeOf = (event: HistoryEvent): number =>
   Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
 
-/** The SDK's marker for a local activity: its timing in `data`, its result in `result`. */
-const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
-
-/**
- * When the SDK recorded a local activity's completion (its own clock), as protobuf's seconds and
- * nanos. Its schedule time is the workflow's clock, not the process's, so it says nothing.
- */
-interface LocalActivityTiming {
-  complete_time?: { seconds?: number | string; nanos?: number };
-}
-
 /** One run: its steps in order, and the fetch's own time and download from its result. */
 interface RunTrace {
   steps: { name: string; at: number }[];
-  /** The fetch activity (or local activity), start to completion: the bare work. */
+  /** The fetch activity, start to completion: the bare work. */
   workMs?: number;
   downloadMs?: number;
 }
@@ -70,21 +59,7 @@ async function traceRun(codec: ServicePayloadCodec, call: TimedCall, events: His
     const name = stepOf(event, workflowTasks);
     if (name) steps.push({ name, at: timeOf(event) });
     if (event.workflowTaskCompletedEventAttributes) workflowTasks++;
-    const done = event.activityTaskCompletedEventAttributes;
-    const marker = event.markerRecordedEventAttributes;
-    const local = marker?.markerName === LOCAL_ACTIVITY_MARKER ? marker.details : undefined;
-    if (local) {
-      const [data] = local.data?.payloads ?? [];
-      const timing = data?.data
-        ? (JSON.parse(Buffer.from(data.data).toString('utf8')) as LocalActivityTiming)
-        : undefined;
-      if (timing?.complete_time)
-        steps.push({
-          name: 'local activity completed',
-          at: Number(timing.complete_time.seconds) * 1000 + (timing.complete_time.nanos ?? 0) / 1e6,
-        });
-    }
-    const payloads = done?.result?.payloads ?? local?.result?.payloads;
+    const payloads = event.activityTaskCompletedEventAttributes?.result?.payloads;
     if (payloads) {
       const { obtainMs, readMs } = await resultTimes(codec, payloads);
       trace.downloadMs = obtainMs;
@@ -95,8 +70,6 @@ async function traceRun(codec: ServicePayloadCodec, call: TimedCall, events: His
     }
   }
   steps.push({ name: 'client answered', at: call.answeredAt });
-  // A local activity's completion is recorded after the workflow task that ran it, but came before.
-  steps.sort((a, b) => a.at - b.at);
   return trace;
 }
 
