@@ -451,6 +451,22 @@ describe('PDF to Markdown', () => {
     );
   });
 
+  test('every quote of a page with more quotes at one left edge than bars looked at per line is marked', async () => {
+    const quotes = Array.from({ length: 10 }, (_, i) => `Quoted rule number ${i + 1}.`);
+    const markdown = await markdownOf((doc) => {
+      doc.font('Helvetica').fontSize(11);
+      quotes.forEach((quote, i) => {
+        const top = 60 + i * 40;
+        doc.fillColor('#111111');
+        at(doc, `Plain note ${i + 1}.`, 50, top);
+        doc.rect(50, top + 16, 2.25, 16).fill('#bbbbbb');
+        doc.fillColor('#333333');
+        at(doc, quote, 62, top + 20);
+      });
+    });
+    for (const quote of quotes) expect(markdown).toContain(`> ${quote}`);
+  });
+
   test("set-in lines with no bar, a list's bullets drawn as shapes and text beside a ruling line are no quote", async () => {
     const markdown = await markdownOf((doc) => {
       doc.font('Helvetica').fontSize(11);
