@@ -40,3 +40,16 @@ it('times only events recorded since the reader began, from their timestamp', as
   expect(sum).toBeGreaterThanOrEqual(0.5);
   expect(sum).toBeLessThan(60);
 });
+
+it('counts an event stamped ahead of the API clock (the server clock runs ahead) as relayed at once', async () => {
+  const relayed = histogram();
+  const since = Date.now() - 1000;
+  timeRelay(
+    relayed,
+    'read',
+    [{ id: 1, event: 'start', data: { message: 'skewed', timestamp: Date.now() + 5000 } }],
+    since,
+  );
+  const { count, sum } = await counts(relayed);
+  expect({ count, sum }).toEqual({ count: 1, sum: 0 });
+});

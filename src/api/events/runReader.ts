@@ -44,7 +44,9 @@ export function timeRelay(
   const now = Date.now();
   for (const { data } of events) {
     const recordedAt = (data as { timestamp?: unknown }).timestamp;
-    if (typeof recordedAt === 'number' && recordedAt >= since) histogram.observe({ stage }, (now - recordedAt) / 1000);
+    // The workflow's clock (the server's, at its task's start) may run ahead of ours: that is no negative relay.
+    if (typeof recordedAt === 'number' && recordedAt >= since)
+      histogram.observe({ stage }, Math.max(0, now - recordedAt) / 1000);
   }
 }
 

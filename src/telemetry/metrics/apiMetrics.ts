@@ -71,8 +71,9 @@ export function createApiMetrics(openStreams: () => number): ApiMetrics {
     eventRelaySeconds: new Histogram({
       name: 'webloom_event_relay_seconds',
       help:
-        'Time from the workflow recording a live event to this process: reading it (stage "read"), ' +
-        'then writing it into a client\'s stream (stage "sent")',
+        "Time from a live event's timestamp (the start of the workflow task that recorded it, on the " +
+        'server\'s clock) to this process: reading it (stage "read"), then writing it into a client\'s ' +
+        'stream (stage "sent")',
       labelNames: ['stage'],
       buckets: RELAY_BUCKETS,
       registers: [registry],
