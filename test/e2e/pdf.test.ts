@@ -3,6 +3,7 @@ import { parse as parseYaml } from 'yaml';
 import { post } from '../support/api';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 import { eventually } from '../support/eventually';
+import { pdfOfObjects } from '../support/pdfObjects';
 
 /** A two-page report with known metadata, headings by font size and a bulleted list. */
 function makeReport(): Promise<Buffer> {
@@ -61,19 +62,7 @@ function endlessPdf(): Buffer {
         '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 300] /Contents 3 0 R /Resources << /Font << /F1 4 0 R >> >> >>',
     ),
   ];
-  const parts = ['%PDF-1.7\n'];
-  const offsets: number[] = [];
-  let length = parts[0]!.length;
-  objects.forEach((body, i) => {
-    offsets.push(length);
-    const object = `${i + 1} 0 obj\n${body}\nendobj\n`;
-    parts.push(object);
-    length += object.length;
-  });
-  parts.push(`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`);
-  for (const offset of offsets) parts.push(`${String(offset).padStart(10, '0')} 00000 n \n`);
-  parts.push(`trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`);
-  return Buffer.from(parts.join(''), 'latin1');
+  return pdfOfObjects(objects);
 }
 
 /** What answers a PDF that cannot be read: Extract Markdown's spec has one conversion failure. */

@@ -6,6 +6,7 @@ import { loadPdfjs, MAX_FRAGMENTS_PER_PAGE, pdfWorker } from '../../src/extracti
 import { MAX_OUTLINE_ENTRIES } from '../../src/extraction/pdf/outline';
 import { MAX_RULES_PER_PAGE } from '../../src/extraction/pdf/rules';
 import { readPage } from '../../src/reading/readPage';
+import { pdfOfObjects } from '../support/pdfObjects';
 
 /** Small PDFs drawn here, one stage of the PDF path each, and hostile ones that must stay bounded. */
 
@@ -111,20 +112,7 @@ function outlinedPdf(
         (kids.length ? ` /First ${ref(kids[0]!)} /Last ${ref(kids[kids.length - 1]!)}` : '') +
         ' >>';
     }
-  const parts = ['%PDF-1.7\n'];
-  const offsets: number[] = [];
-  let length = parts[0]!.length;
-  [...objects, ...entries].forEach((body, i) => {
-    offsets.push(length);
-    const object = `${i + 1} 0 obj\n${body}\nendobj\n`;
-    parts.push(object);
-    length += object.length;
-  });
-  const count = offsets.length + 1;
-  parts.push(`xref\n0 ${count}\n0000000000 65535 f \n`);
-  for (const offset of offsets) parts.push(`${String(offset).padStart(10, '0')} 00000 n \n`);
-  parts.push(`trailer\n<< /Size ${count} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`);
-  return Buffer.from(parts.join(''), 'latin1');
+  return pdfOfObjects([...objects, ...entries]);
 }
 
 /**
@@ -143,20 +131,7 @@ function formPdf(text: [number, number, string][], form: string, matrix: number[
     `<< /Type /XObject /Subtype /Form /BBox [-10 -10 1000 1000] /Matrix [${matrix.join(' ')}] /Length ${form.length} >>\n` +
       `stream\n${form}\nendstream`,
   ];
-  const parts = ['%PDF-1.7\n'];
-  const offsets: number[] = [];
-  let length = parts[0]!.length;
-  objects.forEach((body, i) => {
-    offsets.push(length);
-    const object = `${i + 1} 0 obj\n${body}\nendobj\n`;
-    parts.push(object);
-    length += object.length;
-  });
-  const count = offsets.length + 1;
-  parts.push(`xref\n0 ${count}\n0000000000 65535 f \n`);
-  for (const offset of offsets) parts.push(`${String(offset).padStart(10, '0')} 00000 n \n`);
-  parts.push(`trailer\n<< /Size ${count} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`);
-  return Buffer.from(parts.join(''), 'latin1');
+  return pdfOfObjects(objects);
 }
 
 /** How long memory is watched after the conversion, for the decoding pdf.js does in the background. */
