@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { ulid } from 'ulid';
@@ -11,6 +10,7 @@ import { testDataConverter } from '../test/support/payloadKeys';
 import { startPostgresServer, type PostgresServer } from '../test/support/postgresServer';
 import { startStack, stopStack, type Stack } from '../test/support/localStack';
 import { articlePage, fmt, percentile, servePage } from './common';
+import { procStat } from './procStat';
 
 /**
  * `npm run bench:billing`: what authentication, the credit check, the charge and the settlement
@@ -58,20 +58,11 @@ interface Side {
   processes: Record<string, number[]>;
 }
 
-/** CPU ms a process has used (user and system), from /proc; 0 once it is gone. */
-function cpuMs(pid: number): number {
-  try {
-    // The command name, in parentheses, may hold spaces: the fields counted are after it.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return 0;
-  }
-}
-
 /** CPU ms of each process, by name and then pid. */
 const cpuOf = (processes: Record<string, number[]>): Record<string, number[]> =>
-  Object.fromEntries(Object.entries(processes).map(([name, pids]) => [name, pids.map(cpuMs)]));
+  Object.fromEntries(
+    Object.entries(processes).map(([name, pids]) => [name, pids.map((pid) => procStat(pid)?.cpuMs ?? 0)]),
+  );
 
 /**
  * The CPU ms each name's processes used between two readings. A process gone by the second (a

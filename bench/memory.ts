@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { processTable } from './procStat';
 
 /**
  * Peak resident memory of a stack's processes while a benchmark runs, from Linux /proc. Each
@@ -25,25 +26,6 @@ function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
     // The process ended between the listing and the read.
     return 0;
   }
-}
-
-/** Each process's parent and program name, from /proc/<pid>/stat. */
-function processTable(): Map<number, { parent: number; program: string }> {
-  const table = new Map<number, { parent: number; program: string }>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // The program name is in parentheses and may hold spaces or parentheses itself.
-      const close = stat.lastIndexOf(')');
-      const program = stat.slice(stat.indexOf('(') + 1, close);
-      const parent = Number(stat.slice(close + 2).split(' ')[1]);
-      table.set(Number(entry), { parent, program });
-    } catch {
-      // Gone already.
-    }
-  }
-  return table;
 }
 
 /** The kind of every descendant of the named processes. */

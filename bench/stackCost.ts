@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
 import type { Stack } from '../test/support/localStack';
+import { processTable } from './procStat';
 
 /**
  * What requests cost a stack, in figures the machine's other load inflates far less than latency.
@@ -12,27 +13,6 @@ import type { Stack } from '../test/support/localStack';
  */
 
 const BENCH_KIND = 'bench (stand-ins, client)';
-/** The kernel's clock ticks per second (USER_HZ), 100 on every Linux build we run. */
-const TICKS_PER_SECOND = 100;
-
-/** Each process's parent and CPU ms so far (its own and its reaped children's), from /proc/<pid>/stat. */
-function processTable(): Map<number, { parent: number; cpuMs: number }> {
-  const table = new Map<number, { parent: number; cpuMs: number }>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // The program name, in parentheses, may hold spaces or parentheses: the fields counted come after it.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
-      table.set(Number(entry), { parent: Number(fields[1]), cpuMs: (ticks * 1000) / TICKS_PER_SECOND });
-    } catch {
-      // Gone already.
-    }
-  }
-  return table;
-}
-
 /**
  * A PostgreSQL backend sets its title to `postgres: <user> <database> <host>(<port>) <state>`: its
  * database tells Temporal's persistence (temporal, temporal_visibility) from the service's own.
@@ -57,12 +37,12 @@ function readCpu(stack: Stack): Map<string, number> {
   for (const [name, pid] of Object.entries(pids)) if (pid) kindOf.set(pid, name.replace(/-\d+$/, ''));
   const table = processTable();
   const byKind = new Map<string, number>();
-  for (const [pid, { cpuMs }] of table) {
+  for (const [pid, { cpuMs, reapedCpuMs }] of table) {
     let kind: string | undefined;
     // Walking up is bounded by the depth of the process tree.
     for (let at: number | undefined = pid; at && at > 1 && !kind; at = table.get(at)?.parent) kind = kindOf.get(at);
     if (kind === 'postgres') kind = postgresKind(pid);
-    if (kind) byKind.set(kind, (byKind.get(kind) ?? 0) + cpuMs);
+    if (kind) byKind.set(kind, (byKind.get(kind) ?? 0) + cpuMs + reapedCpuMs);
   }
   const own = process.cpuUsage();
   byKind.set(BENCH_KIND, (own.user + own.system) / 1000);
