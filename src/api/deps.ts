@@ -88,8 +88,11 @@ export function createApiDeps(config: Config, client: Client, logger: Logger, bi
     policy: new AddressPolicy(config.allowInternalHosts, nameLookup(config.dnsServers)),
     cache:
       store &&
-      new WriteBehindCache(countedCache(store, metrics.cacheLookups), (err) =>
-        logger.warn({ err }, 'cache write failed'),
+      new WriteBehindCache(
+        countedCache(store, metrics.cacheLookups),
+        (err) => logger.warn({ err }, 'cache write failed'),
+        // Files are shared by the processes of one host, where `npm start` runs one API.
+        !config.cache.redisUrl,
       ),
     async runWorkflow(ctx, operation, workflow, options) {
       return runs.result(await runs.start(ctx, operation, workflow, options));
