@@ -3,6 +3,7 @@ import { loadConfig } from '../../src/config';
 import { freePort } from '../../src/stack/devServer';
 import { startStack, testTopology, type Stack } from './localStack';
 import { ensurePrerequisites } from './prerequisites';
+import { pythonWithClient } from './pythonClient';
 
 declare global {
   var __STACK__: Stack | undefined;
@@ -21,6 +22,7 @@ export default async function globalSetup(): Promise<void> {
     // The official Python client's test makes a virtual environment with it (test/support/pythonClient.ts).
     { name: 'Python 3', executable: 'python3', debianPackage: 'python3-venv', homebrewPackage: 'python' },
   ]);
+  pythonWithClient();
   const topology = testTopology();
   // On the cluster, Research is configured, so runs of every operation can be in flight at once
   // (test/e2e/clusterFailover.test.ts serves the search engine on this port).

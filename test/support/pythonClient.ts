@@ -15,8 +15,11 @@ import { MissingPrerequisite } from './prerequisites';
 const DIR = path.join(__dirname, 'python');
 export const CLIENT_SCRIPT = path.join(DIR, 'official_client.py');
 
+/** A stalled package index must fail the run with a message, not hold it until CI gives up. */
+const INSTALL_TIMEOUT_MS = 10 * 60_000;
+
 function run(command: string, args: string[]): void {
-  const result = spawnSync(command, args, { encoding: 'utf8' });
+  const result = spawnSync(command, args, { encoding: 'utf8', timeout: INSTALL_TIMEOUT_MS });
   if (result.status !== 0)
     throw new MissingPrerequisite(
       `${[command, ...args].join(' ')} failed (${result.error?.message ?? `exit ${result.status}`}): ` +
@@ -25,7 +28,10 @@ function run(command: string, args: string[]): void {
     );
 }
 
-/** The venv's python, with the client installed. */
+/**
+ * The venv's python, with the client installed. The e2e global setup calls it first, so that no
+ * test's time (nor the pages and stand-ins its process serves) waits on an install.
+ */
 export function pythonWithClient(): string {
   const requirements = path.join(DIR, 'requirements.txt');
   const version = createHash('sha256').update(readFileSync(requirements)).digest('hex').slice(0, 12);

@@ -4,6 +4,8 @@ import { freePort } from '../../src/stack/devServer';
 
 const API_MAIN = path.resolve(__dirname, '..', '..', 'dist', 'src', 'api', 'main.js');
 
+const START_LINES_KEPT = 40;
+
 /**
  * The shared stack's settings (test/support/e2eSetup.ts) with `changes` applied; a change to
  * `undefined` removes the setting, as for an API started without a model.
@@ -41,11 +43,21 @@ export interface SecondApiOptions {
 export async function startSecondApi(name: string, options: SecondApiOptions = {}): Promise<SecondApi> {
   const port = await freePort();
   const root = `http://127.0.0.1:${port}`;
+  // Its last lines, for the failure of a start that never came up.
+  const lines: string[] = [];
   const child = spawnChild(name, process.execPath, [API_MAIN], {
     env: { ...(options.env ?? stackEnv()), PORT: String(port) },
-    onLine: options.onLine ?? (() => undefined),
+    onLine: (line) => {
+      options.onLine?.(line);
+      if (lines.push(line) > START_LINES_KEPT) lines.shift();
+    },
   });
   const ready = options.ready ?? (async (at: string) => (await fetch(`${at}/healthz`)).ok);
-  await waitUntil(`${name} to be up`, child, () => ready(root), options.timeoutMs ?? 60_000);
+  try {
+    await waitUntil(`${name} to be up`, child, () => ready(root), options.timeoutMs ?? 45_000);
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; its last lines:\n${lines.join('\n')}`, { cause: err });
+  }
+  lines.length = 0;
   return { root, child, stop: () => child.stop() };
 }
