@@ -44,6 +44,8 @@ export class RateLimits {
   private readonly limits = new Map<string, { limits: Limits; until: number }>();
   /** Addresses past their limit of failures, until when: refused here without a round trip. */
   private readonly blocked = new Map<string, { until: number }>();
+  /** Organizations a count found past their requests per minute: refused here without one (refusalOf). */
+  private readonly refused = new Map<string, { limit: number; resetAt: number; until: number }>();
   private readonly watched = new Set<NodeJS.Timeout>();
 
   constructor(
@@ -62,6 +64,34 @@ export class RateLimits {
   async countRequest(organization: string): Promise<Count> {
     const { requestsPerMinute } = await this.limitsOf(organization);
     return this.requests.count(organization, requestsPerMinute);
+  }
+
+  /**
+   * The organization's refusal when a count in this process found it past its requests per minute
+   * within the last ORGANIZATION_LIMITS_CACHE_MS of its window: its requests are refused before
+   * any work (a body read, a cache lookup, a round trip to count them), as a count would refuse
+   * them, for as long as its limit is trusted here, so a raised one still takes effect as soon.
+   */
+  refusalOf(organization: string): Count | undefined {
+    const refusal = this.refused.get(organization);
+    if (!refusal) return undefined;
+    const now = Date.now();
+    if (refusal.until > now)
+      return { allowed: false, limit: refusal.limit, remaining: 0, resetMs: refusal.resetAt - now };
+    this.refused.delete(organization);
+    return undefined;
+  }
+
+  /** Remembers a count that refused a request of the organization (see refusalOf). */
+  noteCount(organization: string, count: Count): void {
+    if (count.allowed) return;
+    const now = Date.now();
+    if (this.refused.size >= MAX_REMEMBERED) this.refused.delete(this.refused.keys().next().value!);
+    this.refused.set(organization, {
+      limit: count.limit,
+      resetAt: now + count.resetMs,
+      until: now + Math.min(count.resetMs, ORGANIZATION_LIMITS_CACHE_MS),
+    });
   }
 
   /**

@@ -117,6 +117,39 @@ describe('requests per minute', () => {
     ]);
   }, 60_000);
 
+  it('refuse Extract Markdown past the limit before its cache lookup, once a count has refused it', async () => {
+    const key = await organization('rl-markdown', ['--per-minute', '2']);
+    const markdown = () =>
+      fetch(`${bases[0]}/extract/markdown`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: fixtures.url('/page') }),
+      });
+    const lookups = async () => {
+      const text = await (await fetch(`${new URL(bases[0]!).origin}/metrics`)).text();
+      return [...text.matchAll(/^webloom_cache_lookups_total\{[^}]*\} (\S+)$/gm)].reduce(
+        (sum, match) => sum + Number(match[1]),
+        0,
+      );
+    };
+    const counted = [];
+    for (let i = 0; i < 3; i++) counted.push(await markdown());
+    // A miss, a hit, and a hit refused by the statement that counts it with its charge.
+    expect(counted.map((answer) => [answer.status, answer.headers.get('x-cache')])).toEqual([
+      [200, 'miss'],
+      [200, 'hit'],
+      [429, null],
+    ]);
+    const before = await lookups();
+    const refused = await Promise.all(Array.from({ length: 20 }, markdown));
+    expect(refused.map((answer) => answer.status)).toEqual(Array(20).fill(429));
+    expect(figures(refused[19]!)).toMatchObject({ limit: 2, remaining: 0 });
+    expect(refused[19]!.headers.get('retry-after')).toBe(refused[19]!.headers.get('x-ratelimit-reset'));
+    // Each refused at once: one a second at most is counted again (and looks the page up), where
+    // all 20 were before.
+    expect((await lookups()) - before).toBeLessThan(5);
+  }, 60_000);
+
   it('make both official clients wait for Retry-After and then succeed', async () => {
     const key = await organization('rl-clients', ['--per-minute', '2']);
     const base = bases[0]!;

@@ -28,10 +28,11 @@ export function rateLimited(count: Count, detail: string): RateLimitedError {
  * request `deferred` picks says when it is counted through `ctx.state.requestCount`, so that a
  * cache hit's count can go in the statement that charges it: it is counted before any run or
  * charge of its own, and at the latest once its route is done, so a 429 still wins over any other
- * answer the route gave.
+ * answer the route gave. An organization a count here found past its limit is refused before any
+ * of that for as long as its limits are trusted (RateLimits.refusalOf).
  */
 export function requestRateLimit(
-  limits: Pick<RateLimits, 'countRequest' | 'requestWindow'>,
+  limits: Pick<RateLimits, 'countRequest' | 'requestWindow' | 'refusalOf' | 'noteCount'>,
   options: {
     billing?: Pick<Billing, 'chargeCacheHit' | 'countAndChargeCacheHit'>;
     deferred?: (ctx: Context) => boolean;
@@ -39,10 +40,20 @@ export function requestRateLimit(
 ): Middleware<ApiState> {
   return async (ctx, next) => {
     const organization = ctx.state.organization!;
+    const refuse = (count: Count): never => {
+      throw rateLimited(count, `${organization} made over ${count.limit} requests this minute`);
+    };
     const counted = (count: Count): void => {
       setRateLimitHeaders(ctx, count);
-      if (!count.allowed) throw rateLimited(count, `${organization} made over ${count.limit} requests this minute`);
+      limits.noteCount(organization, count);
+      if (!count.allowed) refuse(count);
     };
+    // Not noted again: the refusal lasts only as long as the count that found it is trusted.
+    const refusal = limits.refusalOf(organization);
+    if (refusal) {
+      setRateLimitHeaders(ctx, refusal);
+      refuse(refusal);
+    }
     const { billing, deferred } = options;
     if (!billing || !deferred?.(ctx)) {
       counted(await limits.countRequest(organization));
