@@ -67,10 +67,10 @@ export class RateLimits {
   }
 
   /**
-   * The organization's refusal when a count in this process found it past its requests per minute
-   * within the last ORGANIZATION_LIMITS_CACHE_MS of its window: its requests are refused before
-   * any work (a body read, a cache lookup, a round trip to count them), as a count would refuse
-   * them, for as long as its limit is trusted here, so a raised one still takes effect as soon.
+   * The organization's refusal, for ORGANIZATION_LIMITS_CACHE_MS (or to the end of its window, if
+   * sooner) after a count in this process found it past its requests per minute: its requests are
+   * refused before any work (a body read, a cache lookup, a round trip to count them), as a count
+   * would refuse them. Its limit is trusted here no longer, so a raised one takes effect as soon.
    */
   refusalOf(organization: string): Count | undefined {
     const refusal = this.refused.get(organization);
