@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import http from 'node:http';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { ulid } from 'ulid';
@@ -30,12 +31,17 @@ beforeAll(async () => {
   fixtures = await startFixtureServer({ '/missing': html('<html><body>gone</body></html>', 'text/html', 404) });
   closedPort = await freePort(FIXTURE_HOST);
   store = await Store.open(stackSetting('DATABASE_URL')!, 1);
+  connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS });
+  client = new Client({ connection, namespace: process.env.TEST_TEMPORAL_NAMESPACE, dataConverter });
+});
+
+// An organization per test: a retry that fails again is refunded later, and that refund must not
+// land in the next test's balance.
+beforeEach(async () => {
   organization = `retry-${ulid().toLowerCase()}`;
   await store.createOrganization(organization);
   await store.grant(organization, 100);
   ({ key } = await store.createKey(organization));
-  connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS });
-  client = new Client({ connection, namespace: process.env.TEST_TEMPORAL_NAMESPACE, dataConverter });
 });
 
 afterAll(async () => {
@@ -76,6 +82,7 @@ async function retried(workflowId: string) {
   const retryId = /^new workflow id: (.+)$/m.exec(run.stdout)![1]!;
   const memo = (await client.workflow.getHandle(retryId).describe()).memo;
   return {
+    retryId,
     stdout: run.stdout,
     charge: await store.runCharge(retryId),
     spent: before - (await store.organization(organization)).balance,
@@ -85,11 +92,20 @@ async function retried(workflowId: string) {
 
 it('charges the retry of a refunded run its price again', async () => {
   const original = await failedAndSettled(`http://${FIXTURE_HOST}:${closedPort}/page`, true);
-  const { stdout, charge, spent, credits } = await retried(original);
-  expect(stdout).toContain(`charged ${PRICE} credits to ${organization}: its original was refunded`);
-  expect(charge).toMatchObject({ organization, operation: 'extract-markdown', amount: PRICE });
-  expect(spent).toBe(PRICE);
-  expect(credits).toBe(PRICE);
+  // The page is there for the retry, so it succeeds and keeps its charge: one that failed again would
+  // be refunded at a moment of its own, and the balance read here could be before or after it.
+  const page = http.createServer((_, res) => res.end('<html><body><p>Back again.</p></body></html>'));
+  await new Promise<void>((resolve) => page.listen(closedPort, FIXTURE_HOST, resolve));
+  try {
+    const { retryId, stdout, charge, spent, credits } = await retried(original);
+    await expect(client.workflow.getHandle(retryId).result()).resolves.toMatchObject({ content: 'Back again.' });
+    expect(stdout).toContain(`charged ${PRICE} credits to ${organization}: its original was refunded`);
+    expect(charge).toMatchObject({ organization, operation: 'extract-markdown', amount: PRICE });
+    expect(spent).toBe(PRICE);
+    expect(credits).toBe(PRICE);
+  } finally {
+    await new Promise((resolve) => page.close(resolve));
+  }
 });
 
 it('retries a run whose charge was kept for nothing', async () => {
