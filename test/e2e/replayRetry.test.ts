@@ -183,11 +183,20 @@ describe('npm run retry', () => {
 
   it('starts a terminated run again', async () => {
     const startedAfter = new Date(Date.now() - 1000).toISOString();
-    const answer = post('/extract/markdown', { url: fixtures.url('/hold'), effort: 'standard', nocache: true });
-    const [workflowId] = await listed(
-      `organization = "test-org" AND ExecutionStatus = "Running" AND StartTime > "${startedAfter}"`,
+    // Its own URL picks it out: another run of the organization (a retry of the test before) may
+    // still be running, and be over by the time it would be terminated.
+    const url = fixtures.url(`/hold?run=${ulid()}`);
+    const answer = post('/extract/markdown', { url, effort: 'standard', nocache: true });
+    const workflowId = await eventually(
+      async () => {
+        const running = await listed(
+          `organization = "test-org" AND ExecutionStatus = "Running" AND StartTime > "${startedAfter}"`,
+        );
+        for (const id of running) if ((await client.workflow.getHandle(id).describe()).memo?.url === url) return id;
+        return false;
+      },
+      { what: `the run of ${url}`, timeoutMs: 15_000, intervalMs: 200 },
     );
-    expect(workflowId).toBeDefined();
     await client.workflow.getHandle(workflowId!).terminate('test: terminated to be retried');
     expect((await answer).status).toBe(500);
     const { retryId } = await retried(workflowId!);
