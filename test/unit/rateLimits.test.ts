@@ -79,17 +79,15 @@ describe('an organization past its requests per minute', () => {
     return { answers, counted };
   }
 
+  /** The limits of an API process without a store, Redis or Temporal (none of which these need). */
+  const inMemory = () =>
+    new RateLimits(settings, { kind: 'memory' }, undefined, {} as Client, createLogger('silent', 'test'));
+
   afterEach(() => jest.useRealTimers());
 
   it('is refused without a count while the count that refused it is trusted, then counted again', async () => {
     jest.useFakeTimers({ now: Date.UTC(2026, 10, 27, 12, 0, 10), doNotFake: ['nextTick', 'setImmediate'] });
-    const limits = new RateLimits(
-      settings,
-      { kind: 'memory' },
-      undefined,
-      {} as Client,
-      createLogger('silent', 'test'),
-    );
+    const limits = inMemory();
     expect(await send(limits, 5)).toEqual({
       answers: [200, 200, '429 remaining 0', '429 remaining 0', '429 remaining 0'],
       counted: 3,
@@ -102,13 +100,7 @@ describe('an organization past its requests per minute', () => {
   });
 
   it('is remembered no longer than its window lasts', () => {
-    const limits = new RateLimits(
-      settings,
-      { kind: 'memory' },
-      undefined,
-      {} as Client,
-      createLogger('silent', 'test'),
-    );
+    const limits = inMemory();
     limits.noteCount('org', { allowed: true, limit: 2, remaining: 0, resetMs: 30_000 });
     expect(limits.refusalOf('org')).toBeUndefined();
     limits.noteCount('org', { allowed: false, limit: 2, remaining: 0, resetMs: 0 });
