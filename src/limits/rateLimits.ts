@@ -27,6 +27,12 @@ interface Limits {
 /** Entries a process remembers at most, so a flood of distinct names or addresses cannot grow them without bound. */
 const MAX_REMEMBERED = 10_000;
 
+/** Sets `key` in `map`, first forgetting its oldest entry when it holds MAX_REMEMBERED. */
+function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
+  if (map.size >= MAX_REMEMBERED) map.delete(map.keys().next().value!);
+  map.set(key, value);
+}
+
 /** A stream slot taken for a request; `hold` it once its run has started, or `release` it. */
 export interface StreamSlot {
   hold(workflowId: string): void;
@@ -86,8 +92,7 @@ export class RateLimits {
   noteCount(organization: string, count: Count): void {
     if (count.allowed) return;
     const now = Date.now();
-    if (this.refused.size >= MAX_REMEMBERED) this.refused.delete(this.refused.keys().next().value!);
-    this.refused.set(organization, {
+    remember(this.refused, organization, {
       limit: count.limit,
       resetAt: now + count.resetMs,
       until: now + Math.min(count.resetMs, ORGANIZATION_LIMITS_CACHE_MS),
@@ -122,8 +127,7 @@ export class RateLimits {
     const source = sourceOf(address);
     const count = await this.authFailures.count(source, this.settings.authFailuresPerMinute);
     if (!count.allowed) {
-      if (this.blocked.size >= MAX_REMEMBERED) this.blocked.delete(this.blocked.keys().next().value!);
-      this.blocked.set(source, { until: Date.now() + count.resetMs });
+      remember(this.blocked, source, { until: Date.now() + count.resetMs });
     }
     return count;
   }
@@ -184,8 +188,7 @@ export class RateLimits {
       requestsPerMinute: own?.requestsPerMinute ?? this.settings.requestsPerMinute,
       concurrentStreams: own?.concurrentStreams ?? this.settings.concurrentStreams,
     };
-    if (this.limits.size >= MAX_REMEMBERED) this.limits.delete(this.limits.keys().next().value!);
-    this.limits.set(organization, { limits, until: now + ORGANIZATION_LIMITS_CACHE_MS });
+    remember(this.limits, organization, { limits, until: now + ORGANIZATION_LIMITS_CACHE_MS });
     return limits;
   }
 
