@@ -3,7 +3,7 @@ import { msToNumber, type Duration, type WorkflowResultType } from '@temporalio/
 import type { Workflow } from '@temporalio/workflow';
 import type { Counter } from 'prom-client';
 import type { Context } from 'koa';
-import { ulid } from 'ulid';
+import { newUlid } from '../ids';
 import type { Billing } from '../billing/billing';
 import type { Config, PricedOperation } from '../config';
 import { workflowIdOf } from '../events/streams';
@@ -68,7 +68,7 @@ export function createRunStarter(
     async start(ctx, operation, workflow, options) {
       const state = ctx.state as ApiState;
       const organization = state.organization ?? 'anonymous';
-      const id = ulid();
+      const id = newUlid();
       // The id names the organization and operation so runs can be found by either in the UI.
       const workflowId = workflowIdOf(organization, operation, id);
       const timeoutMs = msToNumber(options.timeout);

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { ulid } from 'ulid';
+import { newUlid } from '../ids';
 
 /** The prefix of every key the store issues: a leaked one is recognisable (secret scanners, logs). */
 export const KEY_PREFIX = 'wl_live_';
@@ -22,5 +22,5 @@ export const keyHint = (key: string): string => key.slice(0, HINT_LENGTH);
 /** 192 random bits: past guessing, so a plain SHA-256 keeps it safe at rest. */
 export function newKey(): NewKey {
   const key = `${KEY_PREFIX}${randomBytes(24).toString('base64url')}`;
-  return { id: `key_${ulid().toLowerCase()}`, key, hash: keyHash(key), hint: keyHint(key) };
+  return { id: `key_${newUlid().toLowerCase()}`, key, hash: keyHash(key), hint: keyHint(key) };
 }

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Counter } from 'prom-client';
-import { ulid } from 'ulid';
+import { newUlid } from '../ids';
 import type { BillingSettings, PricedOperation } from '../config';
 import { ServiceError } from '../errors';
 import type { Logger } from '../telemetry/logger';
@@ -119,7 +119,7 @@ interface CountedHitCharge {
 }
 
 /** A hit's own ledger key: nothing can go wrong after a hit, so there is nothing to settle. */
-const hitKey = (organization: string): string => `${organization}/cache-hit/${ulid()}`;
+const hitKey = (organization: string): string => `${organization}/cache-hit/${newUlid()}`;
 
 /** Lookups a process remembers at most, so a flood of distinct keys cannot grow it without bound. */
 const KEY_CACHE_ENTRIES = 10_000;
@@ -131,7 +131,7 @@ export class StoreBilling implements Billing {
   private readonly sweeper: NodeJS.Timeout;
   private readonly heartbeat: NodeJS.Timeout;
   /** This process, as its charges name it. */
-  private readonly processId = `api-${ulid().toLowerCase()}`;
+  private readonly processId = `api-${newUlid().toLowerCase()}`;
   private sweeping = false;
   private completedRuns: string[] = [];
   private completedTimer: NodeJS.Timeout | undefined;

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import ipaddr from 'ipaddr.js';
-import { ulid } from 'ulid';
+import { newUlid } from '../ids';
 import type { Store } from '../billing/store';
 import type { RateLimitSettings } from '../config';
 import {
@@ -135,7 +135,7 @@ export class RateLimits {
   /** Takes one of the organization's stream slots; 429 when it has all its runs in flight. */
   async takeStreamSlot(organization: string): Promise<StreamSlot> {
     const { concurrentStreams } = await this.limitsOf(organization);
-    const id = ulid();
+    const id = newUlid();
     if (!(await this.slots.take(organization, id, concurrentStreams, STREAM_SLOT_LEASE_MS)))
       throw new RateLimitedError(
         STREAM_SLOT_RETRY_AFTER_S,

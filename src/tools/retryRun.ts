@@ -1,7 +1,7 @@
 import type { Client, WorkflowExecutionStatusName } from '@temporalio/client';
 import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow/codec-helpers';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
-import { ulid } from 'ulid';
+import { newUlid } from '../ids';
 import { serviceStoreUrl } from '../billing/embeddedStore';
 import { chargeRetry, type RetryCharge } from '../billing/retries';
 import { Store } from '../billing/store';
@@ -71,7 +71,7 @@ void runTool(
     const start = await originalStart(client, workflowId, run.runId);
     const args = await decodeArrayFromPayloads(client.options.loadedDataConverter, start.input?.payloads);
     const url = typeof run.memo?.url === 'string' ? run.memo.url : undefined;
-    const ulidOfRetry = ulid();
+    const ulidOfRetry = newUlid();
     const retryId = workflowIdOf(parts.organization, parts.operation, ulidOfRetry);
     const timeout = optionalTsToMs(start.workflowExecutionTimeout);
     const charged = await charge(workflowId, client, {

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ulid } from 'ulid';
+import { newUlid } from '../../ids';
 import type { Client, WorkflowExecutionStatusName } from '@temporalio/client';
 import type { Histogram } from 'prom-client';
 import {
@@ -73,7 +73,7 @@ class Changes {
  * event; while Temporal is unreachable, it waits.
  */
 export class RunReader {
-  readonly id = ulid();
+  readonly id = newUlid();
   subscribers = 0;
   private readonly buffer: RecordedEvent[] = [];
   /** JSON length of each buffered event's data. */
