@@ -7,6 +7,7 @@ import type { Logger } from '../telemetry/logger';
 import { countsAfter, type Count, type RequestWindow } from '../limits/requestCounter';
 import { KeyRing } from '../api/keyRing';
 import { KeyedBatches } from './batches';
+import { HitBlocks, isHitBlockKey } from './hitBlocks';
 import { runSettlement } from './settlement';
 import type { Store, Unsettled } from './store';
 
@@ -147,6 +148,9 @@ export class StoreBilling implements Billing {
     HIT_BATCH_SIZE,
   );
 
+  /** Hits of organizations that send them fast, paid and counted ahead a block at a time. */
+  private readonly blocks: HitBlocks;
+
   constructor(
     private readonly store: Store,
     private readonly settings: BillingSettings,
@@ -154,6 +158,9 @@ export class StoreBilling implements Billing {
     private readonly counters: CreditCounters,
     private readonly logger: Logger,
   ) {
+    this.blocks = new HitBlocks(store, this.processId, (err, what) =>
+      this.logger.warn({ err }, `${what} failed; the sweep settles it`),
+    );
     this.sweeper = setInterval(() => void this.sweep(), settings.settleIntervalMs);
     this.sweeper.unref();
     this.heartbeat = setInterval(() => void this.alive(), ALIVE_INTERVAL_MS);
@@ -204,16 +211,30 @@ export class StoreBilling implements Billing {
   }
 
   async chargeCacheHit(organization: string): Promise<void> {
+    const price = this.settings.cacheHitPrice;
+    if (await this.blocks.take(organization, price)) return this.paidFromBlock(price);
     if (!(await this.hitCharges.add(organization, hitKey(organization))))
-      throw insufficientCredits(organization, this.settings.cacheHitPrice);
+      throw insufficientCredits(organization, price);
   }
 
-  countAndChargeCacheHit(organization: string, window: RequestWindow): Promise<CountedHit> {
+  async countAndChargeCacheHit(organization: string, window: RequestWindow): Promise<CountedHit> {
+    const price = this.settings.cacheHitPrice;
+    const fromBlock = await this.blocks.take(organization, price, window);
+    if (fromBlock) {
+      this.paidFromBlock(price);
+      // A block taken for a window counted its hits' requests in it.
+      return { count: fromBlock.count!, paid: true, price };
+    }
     return this.countedHits.add(`${window.limit}:${window.key}`, {
       organization,
       runKey: hitKey(organization),
       window,
     });
+  }
+
+  /** Counted as each hit is answered; the block's own charge and refund are not counted again. */
+  private paidFromBlock(price: number): void {
+    this.counters.charged.inc({ operation: 'cache-hit' }, price);
   }
 
   /** The hits of one organization and window, in order: each one's count, and whether it was paid. */
@@ -246,6 +267,7 @@ export class StoreBilling implements Billing {
   }
 
   async settle(workflowId: string, charge?: Omit<Unsettled, 'runKey'>): Promise<void> {
+    if (isHitBlockKey(workflowId)) return this.settleBlock(workflowId, charge);
     const run = await runSettlement(this.client, workflowId);
     if (run.state === 'running') return this.store.checked(workflowId);
     if (run.state === 'missing') {
@@ -255,6 +277,16 @@ export class StoreBilling implements Billing {
       return;
     }
     await this.record(workflowId, run.refund, run.note);
+  }
+
+  /**
+   * A block of cache hits its process never gave back: refunded whole once that process is gone
+   * or the block is past its deadline (the hits it answered are then free), else left to it.
+   */
+  private async settleBlock(blockKey: string, charge?: Omit<Unsettled, 'runKey'>): Promise<void> {
+    const expired = charge && Date.now() >= charge.expiresAt.getTime() + MISSING_RUN_GRACE_MS;
+    if (!expired && !charge?.abandoned) return this.store.checked(blockKey);
+    await this.record(blockKey, true, 'refunded: the process holding this block of cache hits stopped');
   }
 
   completed(workflowId: string): void {
@@ -316,6 +348,7 @@ export class StoreBilling implements Billing {
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     clearInterval(this.heartbeat);
+    await this.blocks.close();
     await this.settleCompleted();
     await this.store.close();
   }

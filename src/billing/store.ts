@@ -52,6 +52,22 @@ export interface Charge {
   chargedBy?: string;
 }
 
+/** A block of cache hits asked for (Store.reserveCacheHits). */
+export interface HitReservation {
+  organization: string;
+  price: number;
+  wanted: number;
+  /** A block smaller than this is not worth holding: none is made. */
+  fewest: number;
+  blockKey: string;
+  /** The process holding the block: the sweep refunds it once that process is gone. */
+  chargedBy: string;
+  /** Past it (and a grace), the sweep refunds a block never released. */
+  expiresAt: Date;
+  /** Where the hits' requests are counted, when that is the store. */
+  window?: { key: string; limit: number; windowMs: number };
+}
+
 /** A charge the sweep looks at. */
 export interface Unsettled {
   runKey: string;
@@ -380,6 +396,52 @@ export class Store {
     );
     const row = rows[0]!;
     return { counted: row.counted, resetsAt: Number(row.resets_at), paid: row.paid };
+  }
+
+  /**
+   * Pays for a block of up to `wanted` cache hits and, with a `window`, counts their requests in it
+   * ahead, in one statement (migrations/billing/0008): at most an eighth of what the balance covers
+   * and of what the window has left, and none smaller than `fewest`. Returns how many were granted
+   * (0: none, and nothing changed), the window's count after them and its end (ms since the epoch).
+   */
+  async reserveCacheHits(reservation: HitReservation): Promise<{ granted: number; counted: number; resetsAt: number }> {
+    const { window } = reservation;
+    const { rows } = await this.pool.query<{ granted: number; counted: number | null; resets_at: string | null }>(
+      'SELECT * FROM reserve_cache_hits($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
+      [
+        reservation.organization,
+        reservation.price,
+        reservation.wanted,
+        reservation.fewest,
+        reservation.blockKey,
+        reservation.chargedBy,
+        reservation.expiresAt,
+        window?.key ?? null,
+        window?.limit ?? null,
+        window?.windowMs ?? null,
+        Date.now(),
+      ],
+    );
+    const row = rows[0]!;
+    return { granted: row.granted, counted: row.counted ?? 0, resetsAt: Number(row.resets_at ?? 0) };
+  }
+
+  /**
+   * Settles a block of cache hits: refunds what `usedCredits` leaves of its charge and, while the
+   * window that ends at `windowEnds` lasts, takes its unused requests off the count. Only the first
+   * settlement of a block does anything (the sweep's included); returns the credits refunded.
+   */
+  async releaseCacheHits(
+    blockKey: string,
+    usedCredits: number,
+    unusedRequests: number,
+    window?: { key: string; ends: number },
+  ): Promise<number> {
+    const { rows } = await this.pool.query<{ refunded: string }>(
+      'SELECT refunded FROM release_cache_hits($1, $2, $3, $4, $5)',
+      [blockKey, usedCredits, unusedRequests, window?.key ?? null, window?.ends ?? null],
+    );
+    return Number(rows[0]?.refunded ?? 0);
   }
 
   /**

@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { spawnChild, waitUntil, type Child } from '../../src/stack/children';
 import { freePort } from '../../src/stack/devServer';
+import { Store } from '../../src/billing/store';
 import { CREDITS } from '../../src/temporal/searchAttributes';
 import { apiUrls } from '../support/api';
 import { testDataConverter } from '../support/payloadKeys';
@@ -137,6 +138,59 @@ describe('credits', () => {
     expect(refused.every((answer) => answer.workflowId === null)).toBe(true);
     expect((await adminJson<{ balance: number }>('credits', 'show', 'race-org')).balance).toBe(0);
   }, 300_000);
+
+  it("answers a busy organization's cache hits from blocks on two replicas and charges exactly the hits answered", async () => {
+    await admin('org', 'create', 'busy-org');
+    const { key } = await adminJson<{ key: string }>('key', 'create', 'busy-org');
+    await admin('credits', 'grant', 'busy-org', '100000');
+    const url = fixtures.url('/page');
+    const extractCached = async (base: string) => {
+      const response = await fetch(`${base}/extract/markdown`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url, effort: 'min' }),
+      });
+      await response.arrayBuffer();
+      return {
+        status: response.status,
+        hit: response.headers.get('x-cache') === 'hit',
+        remaining: response.headers.get('x-ratelimit-remaining'),
+      };
+    };
+    const answers: { status: number; hit: boolean; remaining: string | null }[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, worker) => {
+        while (next++ < 600) answers.push(await extractCached(bases[worker % 2]!));
+      }),
+    );
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(600);
+    expect(answers.every((answer) => Number(answer.remaining) > 0)).toBe(true);
+    // The first few, on either replica, may come before the page is in the cache: runs, paid as runs.
+    const hits = answers.filter((answer) => answer.hit).length;
+    expect(hits).toBeGreaterThan(500);
+    const store = await Store.open(stackEnv.DATABASE_URL!, 1);
+    try {
+      const spent = async (operation: string) =>
+        -(await store.ledger('busy-org', 5000))
+          .filter((entry) => entry.operation === operation)
+          .reduce((sum, entry) => sum + entry.amount, 0);
+      // Blocks are given back within a second and a half of their last hit, the unused hits refunded.
+      await eventually(async () => (await spent('cache-hit')) === hits, {
+        what: `the hits' charges to come to exactly the ${hits} hits answered`,
+        timeoutMs: 15_000,
+        intervalMs: 250,
+      });
+      expect(await spent('extract-markdown')).toBe(10 * (600 - hits));
+      expect((await store.organization('busy-org')).balance).toBe(100000 - hits - 10 * (600 - hits));
+      const blocks = (await store.ledger('busy-org', 5000)).filter((entry) =>
+        entry.runKey?.includes('/cache-hit-block/'),
+      );
+      expect(blocks.some((entry) => entry.kind === 'charge')).toBe(true);
+    } finally {
+      await store.close();
+    }
+  }, 120_000);
 
   it('records what a run cost in its memo and search attributes, and counts it in /metrics', async () => {
     await admin('org', 'create', 'memo-org');

@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { Client, Connection } from '@temporalio/client';
+import { Store } from '../../src/billing/store';
 import { account, adminJson, chargeSettled, entriesByRun, ledgerSum, newOrganization } from '../support/admin';
 import { eventually } from '../support/eventually';
-import { startFixtureServer, type FixtureServer } from '../support/fixtureServer';
+import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 import { testDataConverter as dataConverter } from '../support/payloadKeys';
 import { SLOW_PATH } from '../support/researchCorpus';
 import { scriptModel, volcanoScript } from '../support/researchScript';
@@ -174,6 +175,76 @@ describe('a run charged once', () => {
       content: expect.stringContaining('Paragraph of slow page a1,'),
     });
     await expectChargedOnce(org, 1000, [workflowId], 10);
+  }, 120_000);
+});
+
+describe('a block of cache hits', () => {
+  it('is refunded whole when the API holding it is killed: the hits it answered are free, none is charged twice', async () => {
+    const { org, key } = await newOrganization('crash-block', 100_000);
+    const store = await Store.open(stack.env.DATABASE_URL!, 1);
+    // A page that answers at once: the stack's cache keeps entries 3 s, so a miss now and then is a quick run.
+    const fast = await startFixtureServer({
+      '/fast': html(
+        '<html><body><article><h1>Fast</h1><p>A page answered at once, then from the cache.</p></article></body></html>',
+      ),
+    });
+    const hit = async (base: string) => {
+      const response = await fetch(`${base}/extract/markdown`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: fast.url('/fast'), effort: 'min' }),
+      });
+      await response.arrayBuffer();
+      return response.headers.get('x-cache') === 'hit';
+    };
+    const blockEntries = async () =>
+      (await store.ledger(org, 5000)).filter((entry) => entry.runKey?.includes('/cache-hit-block/'));
+    try {
+      expect(await hit(stack.base)).toBe(false);
+      const doomed = await startSecondApi('crashes api holding a block', { env: stack.env });
+      let hits = 0;
+      // More than 64 hits a second through one process: it takes a block.
+      while ((await blockEntries()).length === 0)
+        for (let i = 0; i < 100; i++) if (await hit(`${doomed.root}/v1`)) hits++;
+      doomed.child.process.kill('SIGKILL');
+      await doomed.child.exited;
+      // The block the process held when it died is refunded whole by the sweep, once; any it had
+      // used up and given back before stays charged for the hits it answered.
+      const sweptBlock = async () => {
+        const entries = await blockEntries();
+        return entries.find((entry) => entry.kind === 'refund' && entry.note?.includes('process holding this block'));
+      };
+      await eventually(async () => (await sweptBlock()) !== undefined, {
+        what: "the sweep to refund the dead process's block",
+        timeoutMs: 60_000,
+        intervalMs: 500,
+      });
+      const swept = (await sweptBlock())!;
+      const entries = await blockEntries();
+      expect(
+        entries
+          .filter((entry) => entry.runKey === swept.runKey)
+          .map((entry) => entry.amount)
+          .sort(),
+      ).toEqual([-swept.amount, swept.amount]);
+      const { rows } = await store.pool.query(
+        `SELECT count(*)::int AS open FROM ledger WHERE organization = $1 AND kind = 'charge' AND settled_at IS NULL`,
+        [org],
+      );
+      expect(rows[0].open).toBe(0);
+      // Fewer hits charged than answered (those of the dead block are free), and the balance is what the ledger says.
+      const ledger = await store.ledger(org, 5000);
+      const hitsCharged = -ledger
+        .filter((entry) => entry.operation === 'cache-hit')
+        .reduce((sum, entry) => sum + entry.amount, 0);
+      expect(hitsCharged).toBeGreaterThanOrEqual(15);
+      expect(hitsCharged).toBeLessThan(hits);
+      const { balance } = await store.organization(org);
+      expect(ledger.reduce((sum, entry) => sum + entry.amount, 0)).toBe(balance);
+    } finally {
+      await store.close();
+      await fast.close();
+    }
   }, 120_000);
 });
 

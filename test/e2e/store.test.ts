@@ -180,6 +180,68 @@ describe.each([
     expect((await store.organization('counted-org')).balance).toBe(10);
   });
 
+  it('sells blocks of hits on two replicas within an eighth of the balance and the limit, and takes back what was unused', async () => {
+    await store.createOrganization('block-org');
+    await store.grant('block-org', 8_000);
+    const replicas = [store, await Store.open(backend.url)];
+    const window = { key: 'requests:block-org', limit: 4_000, windowMs: 60_000 };
+    const reserve = (replica: Store, i: number, wanted: number) =>
+      replica.reserveCacheHits({
+        organization: 'block-org',
+        price: 2,
+        wanted,
+        fewest: 16,
+        blockKey: `block-org/cache-hit-block/${i}`,
+        chargedBy: 'api-test',
+        expiresAt: new Date(Date.now() + 60_000),
+        window,
+      });
+    try {
+      // The balance covers 4,000 hits and the window has 4,000 left: an eighth is 500 either way.
+      const [first, second] = await Promise.all([reserve(replicas[0]!, 1, 1000), reserve(replicas[1]!, 2, 1000)]);
+      const grants = [first!.granted, second!.granted].sort((a, b) => a - b);
+      // Whichever came second found less left: an eighth of 3,500 is 437.
+      expect(grants).toEqual([437, 500]);
+      expect(Math.max(first!.counted, second!.counted)).toBe(937);
+      expect((await store.organization('block-org')).balance).toBe(8_000 - 2 * 937);
+      // 100 of the 500 used: 400 hits' credits and requests come back, once.
+      const big = first!.granted === 500 ? 1 : 2;
+      const ends = first!.resetsAt;
+      expect(
+        await store.releaseCacheHits(`block-org/cache-hit-block/${big}`, 200, 400, { key: window.key, ends }),
+      ).toBe(800);
+      expect(
+        await store.releaseCacheHits(`block-org/cache-hit-block/${big}`, 200, 400, { key: window.key, ends }),
+      ).toBe(0);
+      expect((await store.organization('block-org')).balance).toBe(8_000 - 2 * 937 + 800);
+      const counter = new RequestCounter({ kind: 'postgres', pool: store.pool }, 'requests');
+      expect(await counter.count('block-org', window.limit)).toMatchObject({ remaining: 4_000 - 537 - 1 });
+      const entries = await store.ledger('block-org', 10);
+      expect(entries.filter((entry) => entry.runKey === `block-org/cache-hit-block/${big}`)).toEqual([
+        expect.objectContaining({ kind: 'refund', amount: 800, operation: 'cache-hit' }),
+        expect.objectContaining({ kind: 'charge', amount: -1000, note: 'a block of 500 cache hits' }),
+      ]);
+    } finally {
+      await replicas[1]!.close();
+    }
+    // Less than an eighth of the balance in a block worth holding: none, and nothing changes.
+    await store.createOrganization('poor-block-org');
+    await store.grant('poor-block-org', 100);
+    expect(
+      await store.reserveCacheHits({
+        organization: 'poor-block-org',
+        price: 1,
+        wanted: 64,
+        fewest: 16,
+        blockKey: 'poor-block-org/cache-hit-block/1',
+        chargedBy: 'api-test',
+        expiresAt: new Date(Date.now() + 60_000),
+        window: { key: 'requests:poor-block-org', limit: 1000, windowMs: 60_000 },
+      }),
+    ).toMatchObject({ granted: 0, counted: 0 });
+    expect((await store.organization('poor-block-org')).balance).toBe(100);
+  });
+
   it("commits cache hits' charges without waiting for the disk, and only theirs", async () => {
     await store.createOrganization('async-org');
     await store.grant('async-org', 10);
