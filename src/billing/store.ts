@@ -493,10 +493,8 @@ export class Store {
 
   /** Settles, keeping them, the charges of runs that completed; ones settled already are left alone. */
   async settleKept(runKeys: string[]): Promise<void> {
-    await this.pool.query(
-      `UPDATE ledger SET settled_at = now() WHERE run_key = ANY($1::text[]) AND kind = 'charge' AND settled_at IS NULL`,
-      [runKeys],
-    );
+    // Without waiting for the disk: one lost in a crash is settled again by the sweep (migration 0009).
+    await this.pool.query('SELECT settle_kept($1::text[])', [runKeys]);
   }
 
   /**

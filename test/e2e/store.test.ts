@@ -242,19 +242,31 @@ describe.each([
     expect((await store.organization('poor-block-org')).balance).toBe(100);
   });
 
-  it("commits cache hits' charges without waiting for the disk, and only theirs", async () => {
+  it("commits cache hits' charges, their blocks and kept runs' settlements without waiting for the disk, and only theirs", async () => {
     await store.createOrganization('async-org');
     await store.grant('async-org', 10);
+    const statements = [
+      `SELECT charge_cache_hits('async-org', 1, ARRAY['async-org/cache-hit/1'])`,
+      `SELECT settle_kept(ARRAY['async-org/extract-markdown/1'])`,
+      `SELECT * FROM reserve_cache_hits('async-org', 1, 16, 16, 'async-org/cache-hit-block/1', NULL, now(), NULL, NULL, NULL, 0)`,
+      `SELECT * FROM release_cache_hits('async-org/cache-hit-block/1', 0, 0, NULL, NULL)`,
+    ];
     const client = await store.pool.connect();
     try {
-      await client.query('BEGIN');
-      await client.query(`SELECT charge_cache_hits('async-org', 1, ARRAY['async-org/cache-hit/1'])`);
-      const inside = await client.query<{ setting: string }>(`SELECT current_setting('synchronous_commit') AS setting`);
-      await client.query('COMMIT');
-      expect(inside.rows[0]!.setting).toBe('off');
-      // The embedded store serves every connection in one session: the setting must end with the transaction.
-      const after = await client.query<{ setting: string }>(`SELECT current_setting('synchronous_commit') AS setting`);
-      expect(after.rows[0]!.setting).toBe('on');
+      for (const statement of statements) {
+        await client.query('BEGIN');
+        await client.query(statement);
+        const inside = await client.query<{ setting: string }>(
+          `SELECT current_setting('synchronous_commit') AS setting`,
+        );
+        await client.query('COMMIT');
+        expect({ statement, setting: inside.rows[0]!.setting }).toEqual({ statement, setting: 'off' });
+        // The embedded store serves every connection in one session: the setting must end with the transaction.
+        const after = await client.query<{ setting: string }>(
+          `SELECT current_setting('synchronous_commit') AS setting`,
+        );
+        expect(after.rows[0]!.setting).toBe('on');
+      }
     } finally {
       client.release();
     }
