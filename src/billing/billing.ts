@@ -267,26 +267,28 @@ export class StoreBilling implements Billing {
   }
 
   async settle(workflowId: string, charge?: Omit<Unsettled, 'runKey'>): Promise<void> {
-    if (isHitBlockKey(workflowId)) return this.settleBlock(workflowId, charge);
+    // The hits a dead process's block answered are then free.
+    if (isHitBlockKey(workflowId))
+      return this.refundOnceGone(workflowId, charge, 'refunded: the process holding this block of cache hits stopped');
     const run = await runSettlement(this.client, workflowId);
     if (run.state === 'running') return this.store.checked(workflowId);
-    if (run.state === 'missing') {
-      const expired = charge && Date.now() >= charge.expiresAt.getTime() + MISSING_RUN_GRACE_MS;
-      if (!expired && !charge?.abandoned) return this.store.checked(workflowId);
-      await this.record(workflowId, true, 'refunded: the run never started');
-      return;
-    }
+    if (run.state === 'missing') return this.refundOnceGone(workflowId, charge, 'refunded: the run never started');
     await this.record(workflowId, run.refund, run.note);
   }
 
   /**
-   * A block of cache hits its process never gave back: refunded whole once that process is gone
-   * or the block is past its deadline (the hits it answered are then free), else left to it.
+   * A charge with no run behind it (a run that never started, a block of cache hits its process
+   * never gave back): refunded whole once its process is gone or it is past its deadline and the
+   * grace for clocks, else left to its process.
    */
-  private async settleBlock(blockKey: string, charge?: Omit<Unsettled, 'runKey'>): Promise<void> {
+  private async refundOnceGone(
+    runKey: string,
+    charge: Omit<Unsettled, 'runKey'> | undefined,
+    note: string,
+  ): Promise<void> {
     const expired = charge && Date.now() >= charge.expiresAt.getTime() + MISSING_RUN_GRACE_MS;
-    if (!expired && !charge?.abandoned) return this.store.checked(blockKey);
-    await this.record(blockKey, true, 'refunded: the process holding this block of cache hits stopped');
+    if (!expired && !charge?.abandoned) return this.store.checked(runKey);
+    await this.record(runKey, true, note);
   }
 
   completed(workflowId: string): void {

@@ -1,3 +1,4 @@
+import { parseWorkflowId, workflowIdOf } from '../events/streams';
 import { newUlid } from '../ids';
 import type { Count, RequestWindow } from '../limits/requestCounter';
 import type { HitReservation, Store } from './store';
@@ -43,10 +44,12 @@ const BLOCK_EXPIRES_MS = 60_000;
 /** How often held blocks are looked at for release. */
 const REAP_INTERVAL_MS = 250;
 
-/** A block's ledger key: a charge the sweep tells apart from a run's (isHitBlockKey). */
-const blockKeyOf = (organization: string): string => `${organization}/cache-hit-block/${newUlid()}`;
+/** A block's ledger key has a run id's form, with this for its operation: the sweep tells them apart. */
+const HIT_BLOCK = 'cache-hit-block';
 
-export const isHitBlockKey = (runKey: string): boolean => /\/cache-hit-block\/[0-9A-Z]{26}$/.test(runKey);
+const blockKeyOf = (organization: string): string => workflowIdOf(organization, HIT_BLOCK, newUlid());
+
+export const isHitBlockKey = (runKey: string): boolean => parseWorkflowId(runKey)?.operation === HIT_BLOCK;
 
 interface Block {
   key: string;
