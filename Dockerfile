@@ -14,11 +14,14 @@ COPY src ./src
 RUN npm run build
 
 # Production dependencies only, in a stage of their own so the build's dev dependencies never
-# reach the runtime image.
+# reach the runtime image. With scripts off, the fixes in patches/ (npm ci's postinstall applies
+# them locally) are applied here by hand.
 FROM ${NODE_IMAGE} AS dependencies
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+COPY patches ./patches
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+  && npx --no-install patch-package --error-on-fail
 
 FROM ${NODE_IMAGE} AS runtime
 ARG NODE_IMAGE

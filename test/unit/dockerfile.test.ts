@@ -57,8 +57,9 @@ describe('Dockerfile', () => {
         i.getRange().start.line > froms[1]!.getRange().start.line &&
         i.getRange().start.line < froms[2]!.getRange().start.line,
     );
+    // npm ci runs with scripts off, so the patches of patches/ are applied after it.
     expect(ofKeyword(dependencies, 'RUN').map((run) => run.getArgumentsContent())).toEqual([
-      expect.stringMatching(/^npm ci --omit=dev /),
+      expect.stringMatching(/^npm ci --omit=dev [^\n]*&& npx --no-install patch-package --error-on-fail$/),
     ]);
   });
 
@@ -80,6 +81,7 @@ describe('Dockerfile', () => {
         'package.json',
         'package.json',
         'package.json',
+        'patches',
         'src',
         'tsconfig.build.json',
         'tsconfig.json',
@@ -99,6 +101,7 @@ describe('Dockerfile', () => {
       '!migrations/',
       '!package-lock.json',
       '!package.json',
+      '!patches/',
       '!src/',
       '!tsconfig.build.json',
       '!tsconfig.json',
