@@ -174,6 +174,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     workers: {
       workflowConcurrency: readInt(env, 'WORKFLOW_TASK_CONCURRENCY', 8, 1, 10_000),
+      workflowStackTraces: readBool(env, 'WORKFLOW_STACK_TRACES', false),
       fetchConcurrency: readInt(env, 'FETCH_CONCURRENCY', 32, 1, 10_000),
       modelConcurrency: readInt(env, 'MODEL_CONCURRENCY', 16, 1, 10_000),
     },

@@ -228,7 +228,13 @@ export interface Config {
   research: ResearchSettings;
   automate: AutomateSettings;
   dataDir: string;
-  workers: { workflowConcurrency: number; fetchConcurrency: number; modelConcurrency: number };
+  workers: {
+    workflowConcurrency: number;
+    /** Record a stack for every promise of a workflow, for the Web UI's Stack Trace tab. */
+    workflowStackTraces: boolean;
+    fetchConcurrency: number;
+    modelConcurrency: number;
+  };
   embedded: { temporalPort: number; temporalUiPort: number; temporalCliPath?: string; postgresBinDir?: string };
   /**
    * The Temporal Web UI's address as a person's browser reaches it, for the playground's links to
