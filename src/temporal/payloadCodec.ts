@@ -161,7 +161,14 @@ export class ServicePayloadCodec implements PayloadCodec {
 /** Encodes failure messages and stack traces, so the codec encrypts them; workflow bundles take it too. */
 export const FAILURE_CONVERTER_PATH = require.resolve('./failureConverter');
 
+/** JSON through the platform's UTF-8 codec (payloadConverter.ts); workflow bundles take it too. */
+export const PAYLOAD_CONVERTER_PATH = require.resolve('./payloadConverter');
+
 /** The data converter every client and worker of this service uses. */
 export function serviceDataConverter(keys: PayloadKeys): DataConverter {
-  return { payloadCodecs: [new ServicePayloadCodec(keys)], failureConverterPath: FAILURE_CONVERTER_PATH };
+  return {
+    payloadCodecs: [new ServicePayloadCodec(keys)],
+    payloadConverterPath: PAYLOAD_CONVERTER_PATH,
+    failureConverterPath: FAILURE_CONVERTER_PATH,
+  };
 }

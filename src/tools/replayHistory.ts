@@ -8,7 +8,7 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { FAILURE_CONVERTER_PATH } from '../temporal/payloadCodec';
+import { FAILURE_CONVERTER_PATH, PAYLOAD_CONVERTER_PATH } from '../temporal/payloadCodec';
 import { parseDivergence, type Divergence } from './divergence';
 
 /**
@@ -31,6 +31,7 @@ export function bundleServiceWorkflows(
 ): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
     workflowsPath,
+    payloadConverterPath: PAYLOAD_CONVERTER_PATH,
     failureConverterPath: FAILURE_CONVERTER_PATH,
     logger: new DefaultLogger('WARN'),
   });

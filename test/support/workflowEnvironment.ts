@@ -9,7 +9,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { listEventsQuery, type RecordedEvent } from '../../src/events/messages';
-import { FAILURE_CONVERTER_PATH } from '../../src/temporal/payloadCodec';
+import { FAILURE_CONVERTER_PATH, PAYLOAD_CONVERTER_PATH } from '../../src/temporal/payloadCodec';
 import { indexedSearchAttributes } from '../../src/temporal/registerSearchAttributes';
 import { testDataConverter as dataConverter } from './payloadKeys';
 
@@ -55,6 +55,7 @@ async function startTimeSkippingEnvironment(): Promise<TestWorkflowEnvironment> 
 export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
     workflowsPath: require.resolve('../../src/workflows'),
+    payloadConverterPath: PAYLOAD_CONVERTER_PATH,
     failureConverterPath: FAILURE_CONVERTER_PATH,
     logger: new DefaultLogger('WARN'),
   });
