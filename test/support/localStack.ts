@@ -105,9 +105,11 @@ export async function startStack(
     DNS_SERVERS: nameServer.address,
     LOG_LEVEL: 'info',
     BODY_LIMIT_BYTES: '65536',
-    // Short, so the tests of slow clients finish quickly.
-    HEADERS_TIMEOUT_MS: '1000',
-    REQUEST_RECEIVE_TIMEOUT_MS: '2000',
+    // Short, so the tests of slow clients finish quickly; long enough that an API process the
+    // loaded CI machine leaves unscheduled for a second or two between a request's headers and
+    // its body (Node's check then runs before the body is read) does not refuse a whole request.
+    HEADERS_TIMEOUT_MS: '3000',
+    REQUEST_RECEIVE_TIMEOUT_MS: '5000',
     CACHE_DIR: path.join(logDir, 'cache'),
     CACHE_TTL_SECONDS: '3',
     FETCH_MIN_EFFORT_TIMEOUT_MS: '2000',
