@@ -16,9 +16,10 @@ const fromUtf8 = new TextDecoder();
  * JSON payloads byte for byte as the SDK's own converter writes them, through the platform's
  * UTF-8 encoder instead of the SDK's, which is written in JavaScript for runtimes without one.
  * Page Markdown and model input are tens of KB of JSON, encoded and decoded at every hop (activity
- * result, workflow task, workflow result, the API's result); the SDK's encoder took 1.7 ms for one
- * Extract Markdown result in the fetch worker alone, the platform's a few microseconds. The
- * workflow sandbox has TextEncoder and TextDecoder as globals, so the same module serves there.
+ * result, workflow task, workflow result, the API's result); encoding the bench's 87 KB result took
+ * 0.57 ms with the SDK's encoder and 0.18 ms with the platform's, decoding 0.38 and 0.07 ms (JSON's
+ * own work included). The workflow sandbox has TextEncoder and TextDecoder as globals, so the same
+ * module serves there.
  */
 class NativeUtf8JsonPayloadConverter extends JsonPayloadConverter {
   override toPayload(value: unknown): Payload | undefined {
