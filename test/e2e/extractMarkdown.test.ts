@@ -3,6 +3,7 @@ import iconv from 'iconv-lite';
 import { parse as parseYaml } from 'yaml';
 import { post } from '../support/api';
 import { testDataConverter } from '../support/payloadKeys';
+import { eventually } from '../support/eventually';
 import { html, redirect, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 
 const ARTICLE = `<!doctype html>
@@ -223,6 +224,52 @@ describe('POST /extract/markdown', () => {
       });
     } finally {
       await connection.close();
+    }
+  });
+
+  it('records no promise stacks by default: the stack trace query of a waiting run answers empty', async () => {
+    // The page is held until the run has been asked, so the run waits on its fetch meanwhile.
+    let answer: () => void = () => undefined;
+    let pageAsked: () => void = () => undefined;
+    const asked = new Promise<void>((resolve) => (pageAsked = resolve));
+    const held = await startFixtureServer({
+      '/held': (req, res) => {
+        answer = () => {
+          answer = () => undefined;
+          html(ARTICLE)(req, res);
+        };
+        pageAsked();
+      },
+    });
+    const url = held.url(`/held?run=${Date.now()}`);
+    const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS });
+    try {
+      const client = new Client({
+        connection,
+        namespace: process.env.TEST_TEMPORAL_NAMESPACE,
+        dataConverter: testDataConverter,
+      });
+      const request = post('/extract/markdown', { url, effort: 'standard', nocache: true });
+      await asked;
+      const running = async () => {
+        for await (const run of client.workflow.list({
+          query: `WorkflowType = 'extractMarkdown' AND ExecutionStatus = 'Running'`,
+        }))
+          if (run.memo?.url === url) return run.workflowId;
+        return undefined;
+      };
+      const handle = client.workflow.getHandle(
+        await eventually(running, { what: 'the run of the held page', timeoutMs: 30_000 }),
+      );
+      const trace = await handle.query<string>('__stack_trace');
+      const { stacks } = await handle.query<{ stacks: unknown[] }>('__enhanced_stack_trace');
+      answer();
+      expect((await request).status).toBe(200);
+      expect({ trace, stacks }).toEqual({ trace: '', stacks: [] });
+    } finally {
+      answer();
+      await connection.close();
+      await held.close();
     }
   });
 });
