@@ -1,15 +1,9 @@
-import {
-  Runtime,
-  DefaultLogger,
-  Worker,
-  bundleWorkflowCode,
-  type WorkflowBundleWithSourceMap,
-} from '@temporalio/worker';
+import { Runtime, DefaultLogger, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
+import { bundleServiceWorkflows } from '../../src/tools/replayHistory';
 import { listEventsQuery, type RecordedEvent } from '../../src/events/messages';
-import { FAILURE_CONVERTER_PATH, PAYLOAD_CONVERTER_PATH } from '../../src/temporal/payloadCodec';
 import { indexedSearchAttributes } from '../../src/temporal/registerSearchAttributes';
 import { testDataConverter as dataConverter } from './payloadKeys';
 
@@ -49,16 +43,6 @@ async function startTimeSkippingEnvironment(): Promise<TestWorkflowEnvironment> 
     searchAttributes: indexedSearchAttributes(),
   });
   return env;
-}
-
-/** The service's workflows, bundled once per test file as the workflow worker bundles them. */
-export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({
-    workflowsPath: require.resolve('../../src/workflows'),
-    payloadConverterPath: PAYLOAD_CONVERTER_PATH,
-    failureConverterPath: FAILURE_CONVERTER_PATH,
-    logger: new DefaultLogger('WARN'),
-  });
 }
 
 /** A worker running the workflows and the given activities on one task queue, until `stop`. */
@@ -106,7 +90,7 @@ export async function startWorkflowTier(taskQueue: string, activities: object): 
     await env?.teardown();
   };
   try {
-    const workflowBundle = await bundleWorkflows().finally(async () => {
+    const workflowBundle = await bundleServiceWorkflows().finally(async () => {
       env = await starting;
     });
     worker = await startWorker(env!, taskQueue, workflowBundle, activities);

@@ -4,7 +4,8 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import * as workflows from '../../src/workflows';
 import { testDataConverter } from '../support/payloadKeys';
-import { bundleWorkflows, quietRuntime } from '../support/workflowEnvironment';
+import { bundleServiceWorkflows } from '../../src/tools/replayHistory';
+import { quietRuntime } from '../support/workflowEnvironment';
 
 /**
  * Determinism: every history in test/histories/ (real runs, recorded by `npm run
@@ -26,7 +27,7 @@ let workflowBundle: WorkflowBundleWithSourceMap;
 
 beforeAll(async () => {
   quietRuntime();
-  workflowBundle = await bundleWorkflows();
+  workflowBundle = await bundleServiceWorkflows();
 });
 
 it('has a recorded history of every workflow type', () => {
