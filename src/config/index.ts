@@ -177,6 +177,7 @@ export function loadConfig(env: Env = process.env): Config {
       workflowStackTraces: readBool(env, 'WORKFLOW_STACK_TRACES', false),
       fetchConcurrency: readInt(env, 'FETCH_CONCURRENCY', 32, 1, 10_000),
       modelConcurrency: readInt(env, 'MODEL_CONCURRENCY', 16, 1, 10_000),
+      pageWorkerNice: readInt(env, 'PAGE_WORKER_NICE', 5, 0, 19),
     },
     embedded: {
       temporalPort: readInt(env, 'TEMPORAL_PORT', 7233, 1, 65535),

@@ -234,6 +234,8 @@ export interface Config {
     workflowStackTraces: boolean;
     fetchConcurrency: number;
     modelConcurrency: number;
+    /** The nice value of a worker process that runs page roles only (fetch, browser). */
+    pageWorkerNice: number;
   };
   embedded: { temporalPort: number; temporalUiPort: number; temporalCliPath?: string; postgresBinDir?: string };
   /**

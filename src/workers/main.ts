@@ -9,6 +9,7 @@ import { createWorkerMetrics, type WorkerMetrics } from '../telemetry/metrics/wo
 import { freePort } from '../stack/devServer';
 import { connectionOptions } from '../temporal/connection';
 import { createBrowserWorkers } from './browserWorker';
+import { lowerCpuPriority, niceForRoles } from './cpuPriority';
 import { createFetchWorkers } from './fetchWorker';
 import { createModelWorkers } from './modelWorker';
 import { startOpsServer } from './opsServer';
@@ -57,6 +58,10 @@ async function main(): Promise<void> {
     );
   // Each role needs the keys only once connected; a missing key should stop the process before that.
   requirePayloadKeys(config.codec);
+  // Before any thread or process is started, so that each inherits it.
+  const nice = niceForRoles(requested, config.workers.pageWorkerNice);
+  const unset = lowerCpuPriority(nice);
+  if (unset.length > 0) logger.warn({ nice, threads: unset }, 'could not lower the CPU priority of some threads');
   // The SDK's exporter listens on loopback only: its text is served within our /metrics.
   const sdkMetricsAddress = `127.0.0.1:${await freePort()}`;
   Runtime.install({
