@@ -1,5 +1,8 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { chmod, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { Pool } from 'pg';
@@ -24,11 +27,19 @@ async function serve(db: PGlite, socketPath: string): Promise<PGLiteSocketServer
   return server;
 }
 
+/** A data directory that does not exist yet is made by embeddedStoreInit.js, in a process of its own. */
+async function ensureDataDir(pgdata: string): Promise<void> {
+  if (existsSync(pgdata)) return;
+  await promisify(execFile)(process.execPath, [path.join(__dirname, 'embeddedStoreInit.js'), pgdata]);
+}
+
 async function main(): Promise<void> {
   const dir = path.resolve(process.argv[2] ?? 'data/store');
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await chmod(dir, 0o700);
-  const db = await PGlite.create({ dataDir: path.join(dir, 'pgdata') });
+  const pgdata = path.join(dir, 'pgdata');
+  await ensureDataDir(pgdata);
+  const db = await PGlite.create({ dataDir: pgdata });
   const setupDir = path.join(dir, 'setup');
   await mkdir(setupDir, { recursive: true, mode: 0o700 });
   const setup = await serve(db, path.join(setupDir, SOCKET_FILE));
