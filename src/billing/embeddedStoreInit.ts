@@ -7,7 +7,7 @@ import { runMain } from '../config/runMain';
  * Makes the embedded store's data directory, in a process of its own that then exits:
  * `node embeddedStoreInit.js <pgdata>`. PGlite's initdb grows the WebAssembly memory of the process
  * that runs it to about 800 MB, which it never gives back; the store's own process, opening the
- * directory once it exists, stays near 300 MB. The directory is made beside its place and moved
+ * directory once it exists, stays near 350 MB. The directory is made beside its place and moved
  * there whole, so a start cut short leaves nothing that reads as a store.
  */
 async function main(): Promise<void> {
