@@ -70,6 +70,9 @@ module.exports = {
       roots: ['<rootDir>/test/e2e'],
       globalSetup: '<rootDir>/test/support/e2eSetup.ts',
       globalTeardown: '<rootDir>/test/support/e2eTeardown.ts',
+      // Files on the shared stack take turns; the others run beside them (see the environment).
+      testEnvironment: '<rootDir>/test/support/sharedStackEnvironment.ts',
+      testEnvironmentOptions: { ownStackFiles: ownStackFiles() },
       testPathIgnorePatterns: [
         '/node_modules/',
         ...(process.env.TEST_TOPOLOGY === 'cluster'
@@ -85,8 +88,11 @@ module.exports = {
   ],
   // Jest reads the timeout from the top level only, not from a project.
   testTimeout: 60_000,
-  // Two cores run Temporal, the workers and the API besides the tests: one test file at a time.
-  maxWorkers: 1,
+  // Two files at once: the e2e files on the shared stack take turns (test/support/
+  // sharedStackEnvironment.ts), so the second runs a unit or workflow file or an e2e file with a
+  // stack of its own, whose waits on timers, streams and browsers leave the cores room.
+  maxWorkers: 2,
+  testSequencer: '<rootDir>/test/support/testOrder.js',
   // The cluster run passed 245/245 and then did not exit: a handle some e2e file leaves open (not
   // yet found) kept Jest alive after the stack was torn down, and CI would have waited to its limit.
   // The stack's teardown runs first either way; finding the handle is noted for the next stop.

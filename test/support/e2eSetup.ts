@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config';
 import { freePort } from '../../src/stack/devServer';
@@ -46,6 +47,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_GEO_PROXY_PORT = String(stack.geoProxyPort);
   process.env.TEST_MODEL_URL = stack.modelUrl;
   process.env.TEST_STACK_ENV = JSON.stringify(stack.env);
+  // The turn of the files on this stack (test/support/sharedStackEnvironment.ts), one per run.
+  process.env.TEST_TURN_FILE = path.join(os.tmpdir(), `webloom-e2e-turn-${process.pid}`);
   process.env.TEST_API_PID = String(stack.pids.api ?? stack.pids['api-1'] ?? '');
   // Process ids of the worker processes by their roles ('fetch,browser'), for tests that watch their memory.
   const workers = Object.entries(stack.pids).filter(([name]) => name.startsWith('worker '));
