@@ -63,7 +63,9 @@ export class RateLimits {
   ) {
     this.requests = new RequestCounter(backend, 'requests');
     this.authFailures = new RequestCounter(backend, 'auth-failures');
-    this.slots = streamSlots(backend);
+    this.slots = streamSlots(backend, (err) =>
+      this.logger.warn({ err }, 'the shared store of stream slots is out of reach: a slot of this process taken'),
+    );
   }
 
   /** Counts one request of the organization. */

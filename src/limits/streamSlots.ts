@@ -12,7 +12,18 @@ export interface StreamSlots {
   release(organization: string, slot: string): Promise<void>;
 }
 
-export function streamSlots(backend: LimitBackend): StreamSlots {
+/**
+ * The slots of `backend`. While a shared store is out of reach (Redis down, or not yet connected
+ * in a process just started; the store's PostgreSQL away), each process takes slots of its own,
+ * as it counts requests on its own then (requestCounter.ts): the limit loosens to each replica's,
+ * rather than every research and automate run failing. `onOutage` hears of each such take.
+ */
+export function streamSlots(backend: LimitBackend, onOutage: (err: unknown) => void = () => undefined): StreamSlots {
+  const shared = sharedSlots(backend);
+  return shared ? new InsuredSlots(shared, onOutage) : new MemorySlots();
+}
+
+function sharedSlots(backend: LimitBackend): StreamSlots | undefined {
   switch (backend.kind) {
     case 'redis':
       return new RedisSlots(backend.client);
@@ -40,7 +51,42 @@ export function streamSlots(backend: LimitBackend): StreamSlots {
         },
       };
     case 'memory':
-      return new MemorySlots();
+      return undefined;
+  }
+}
+
+/** Shared slots, and this process's own for a take the shared store could not answer. */
+class InsuredSlots implements StreamSlots {
+  private readonly local = new MemorySlots();
+  /** Slots taken here while the store was away: renewed and released here too. */
+  private readonly localIds = new Set<string>();
+
+  constructor(
+    private readonly shared: StreamSlots,
+    private readonly onOutage: (err: unknown) => void,
+  ) {}
+
+  async take(organization: string, slot: string, limit: number, leaseMs: number): Promise<boolean> {
+    try {
+      return await this.shared.take(organization, slot, limit, leaseMs);
+    } catch (err) {
+      this.onOutage(err);
+      const taken = await this.local.take(organization, slot, limit, leaseMs);
+      if (taken) this.localIds.add(slot);
+      return taken;
+    }
+  }
+
+  renew(organization: string, slot: string, leaseMs: number): Promise<void> {
+    return this.localIds.has(slot)
+      ? this.local.renew(organization, slot, leaseMs)
+      : this.shared.renew(organization, slot, leaseMs);
+  }
+
+  release(organization: string, slot: string): Promise<void> {
+    return this.localIds.delete(slot)
+      ? this.local.release(organization, slot)
+      : this.shared.release(organization, slot);
   }
 }
 

@@ -6,6 +6,7 @@ import { Store } from '../../src/billing/store';
 import { closeBackend, limitBackend, type LimitBackend } from '../../src/limits/backend';
 import { RequestCounter } from '../../src/limits/requestCounter';
 import { streamSlots } from '../../src/limits/streamSlots';
+import { freePort } from '../../src/stack/devServer';
 import { eventually } from '../support/eventually';
 import { projectRoot } from '../support/localStack';
 import { startPostgresServer } from '../support/postgresServer';
@@ -104,7 +105,7 @@ describe.each([
   });
 
   it('hands out exactly the limit of stream slots, frees a released one and one whose lease ran out', async () => {
-    const slots = replicas.backends.map(streamSlots);
+    const slots = replicas.backends.map((backend) => streamSlots(backend));
     const taken = await Promise.all(
       Array.from({ length: 20 }, (_, i) => slots[i % 2]!.take('streaming-org', `slot-${i}`, 3, 60_000)),
     );
@@ -129,4 +130,23 @@ describe.each([
     expect(await slots[1]!.take('leased-org', 'next', 2, 60_000)).toBe(true);
     expect(await slots[1]!.take('leased-org', 'over', 2, 60_000)).toBe(false);
   });
+});
+
+it('takes stream slots of its own, to the limit, while Redis is out of reach, and releases them', async () => {
+  // A port nothing listens on: the client never connects, as in a process started while Redis is down.
+  const backend = limitBackend(`redis://127.0.0.1:${await freePort()}`, undefined);
+  const outages: unknown[] = [];
+  try {
+    const slots = streamSlots(backend, (err) => outages.push(err));
+    expect(await slots.take('offline-org', 'first', 2, 60_000)).toBe(true);
+    expect(await slots.take('offline-org', 'second', 2, 60_000)).toBe(true);
+    expect(await slots.take('offline-org', 'third', 2, 60_000)).toBe(false);
+    await slots.renew('offline-org', 'first', 60_000);
+    await slots.release('offline-org', 'first');
+    expect(await slots.take('offline-org', 'after-release', 2, 60_000)).toBe(true);
+    expect(outages).toHaveLength(4);
+    expect(String(outages[0])).toContain('offline');
+  } finally {
+    await closeBackend(backend);
+  }
 });
