@@ -1,14 +1,13 @@
-import { Client, Connection } from '@temporalio/client';
 import { apiKey, call, post } from '../support/api';
 import { SHOP_USER, startAutomateSite, type AutomateSite } from '../support/automateSite';
 import { decide } from '../support/agentScript';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 import type { FormatReply } from '../support/modelStandIn';
-import { testDataConverter } from '../support/payloadKeys';
 import { FAST_EVENTS, scriptModel, volcanoScript } from '../support/researchScript';
 import { startResearchStack, type ResearchStack } from '../support/researchStack';
 import { sdkEventChecker } from '../support/sdkEventSchemas';
 import { SseStream } from '../support/sseClient';
+import { withStackClient } from '../support/stackClient';
 
 /**
  * What a client shows a person, read over HTTP from the real stack as the official clients read
@@ -86,17 +85,7 @@ async function streamed(
 }
 
 async function temporalRunIdOf(workflowId: string): Promise<string> {
-  const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS });
-  try {
-    const client = new Client({
-      connection,
-      namespace: process.env.TEST_TEMPORAL_NAMESPACE,
-      dataConverter: testDataConverter,
-    });
-    return (await client.workflow.getHandle(workflowId).describe()).runId;
-  } finally {
-    await connection.close();
-  }
+  return withStackClient(async (client) => (await client.workflow.getHandle(workflowId).describe()).runId);
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

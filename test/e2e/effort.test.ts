@@ -1,9 +1,9 @@
 import { gzipSync } from 'node:zlib';
-import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import { WorkflowFailedError } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure, type TemporalFailure } from '@temporalio/common';
 import { post } from '../support/api';
 import { html, startFixtureServer, type FixtureServer, type Handler } from '../support/fixtureServer';
-import { testDataConverter } from '../support/payloadKeys';
+import { withStackClient } from '../support/stackClient';
 
 const SCRIPT_ONLY = `<!doctype html><html><head><title>Script app</title></head><body><div id="root"></div>
 <script>
@@ -154,25 +154,17 @@ type Md = { content: string };
 
 /** The failure a run ended with, as a client of Temporal reads it (failures are encrypted in history). */
 async function runFailure(workflowId: string): Promise<TemporalFailure> {
-  const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS });
-  try {
-    const client = new Client({
-      connection,
-      namespace: process.env.TEST_TEMPORAL_NAMESPACE,
-      dataConverter: testDataConverter,
-    });
-    const err = await client.workflow
+  const err = await withStackClient((client) =>
+    client.workflow
       .getHandle(workflowId)
       .result()
       .then(
         () => undefined,
         (e: unknown) => e,
-      );
-    expect(err).toBeInstanceOf(WorkflowFailedError);
-    return (err as WorkflowFailedError).cause as TemporalFailure;
-  } finally {
-    await connection.close();
-  }
+      ),
+  );
+  expect(err).toBeInstanceOf(WorkflowFailedError);
+  return (err as WorkflowFailedError).cause as TemporalFailure;
 }
 const extract = (path: string, effort: string) =>
   post<Md>('/extract/markdown', { url: fixtures.url(path), effort, metadata: true, nocache: true });

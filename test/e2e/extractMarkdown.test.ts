@@ -1,10 +1,9 @@
-import { Client, Connection } from '@temporalio/client';
 import iconv from 'iconv-lite';
 import { parse as parseYaml } from 'yaml';
 import { post } from '../support/api';
-import { testDataConverter } from '../support/payloadKeys';
 import { eventually } from '../support/eventually';
 import { html, redirect, startFixtureServer, type FixtureServer } from '../support/fixtureServer';
+import { withStackClient } from '../support/stackClient';
 
 const ARTICLE = `<!doctype html>
 <html lang="en"><head>
@@ -207,24 +206,14 @@ describe('POST /extract/markdown', () => {
     expect(res.status).toBe(200);
     const workflowId = res.headers.get('x-workflow-id') ?? '';
     expect(workflowId).toMatch(/^test-org\/extract-markdown\/[0-9A-Z]{26}$/);
-    const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS });
-    try {
-      // The memo is encrypted with the other payloads.
-      const client = new Client({
-        connection,
-        namespace: process.env.TEST_TEMPORAL_NAMESPACE,
-        dataConverter: testDataConverter,
-      });
-      const description = await client.workflow.getHandle(workflowId).describe();
-      expect(description.status.name).toBe('COMPLETED');
-      expect(description.memo).toMatchObject({
-        url: fixtures.url('/article'),
-        organization: 'test-org',
-        operation: 'extract-markdown',
-      });
-    } finally {
-      await connection.close();
-    }
+    // The memo is encrypted with the other payloads: the stack's client has their keys.
+    const description = await withStackClient((client) => client.workflow.getHandle(workflowId).describe());
+    expect(description.status.name).toBe('COMPLETED');
+    expect(description.memo).toMatchObject({
+      url: fixtures.url('/article'),
+      organization: 'test-org',
+      operation: 'extract-markdown',
+    });
   });
 
   it('records no promise stacks by default: the stack trace query of a waiting run answers empty', async () => {
@@ -242,33 +231,28 @@ describe('POST /extract/markdown', () => {
       },
     });
     const url = held.url(`/held?run=${Date.now()}`);
-    const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS });
     try {
-      const client = new Client({
-        connection,
-        namespace: process.env.TEST_TEMPORAL_NAMESPACE,
-        dataConverter: testDataConverter,
+      await withStackClient(async (client) => {
+        const request = post('/extract/markdown', { url, effort: 'standard', nocache: true });
+        await asked;
+        const running = async () => {
+          for await (const run of client.workflow.list({
+            query: `WorkflowType = 'extractMarkdown' AND ExecutionStatus = 'Running'`,
+          }))
+            if (run.memo?.url === url) return run.workflowId;
+          return undefined;
+        };
+        const handle = client.workflow.getHandle(
+          await eventually(running, { what: 'the run of the held page', timeoutMs: 30_000 }),
+        );
+        const trace = await handle.query<string>('__stack_trace');
+        const { stacks } = await handle.query<{ stacks: unknown[] }>('__enhanced_stack_trace');
+        answer();
+        expect((await request).status).toBe(200);
+        expect({ trace, stacks }).toEqual({ trace: '', stacks: [] });
       });
-      const request = post('/extract/markdown', { url, effort: 'standard', nocache: true });
-      await asked;
-      const running = async () => {
-        for await (const run of client.workflow.list({
-          query: `WorkflowType = 'extractMarkdown' AND ExecutionStatus = 'Running'`,
-        }))
-          if (run.memo?.url === url) return run.workflowId;
-        return undefined;
-      };
-      const handle = client.workflow.getHandle(
-        await eventually(running, { what: 'the run of the held page', timeoutMs: 30_000 }),
-      );
-      const trace = await handle.query<string>('__stack_trace');
-      const { stacks } = await handle.query<{ stacks: unknown[] }>('__enhanced_stack_trace');
-      answer();
-      expect((await request).status).toBe(200);
-      expect({ trace, stacks }).toEqual({ trace: '', stacks: [] });
     } finally {
       answer();
-      await connection.close();
       await held.close();
     }
   });
