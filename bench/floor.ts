@@ -23,11 +23,6 @@ const WORKFLOW_QUEUE = 'floor-workflows';
 const ADDED_P50_TARGET_MS = 15;
 const C16_TARGET = 50;
 
-const ownCpuMs = (): number => {
-  const usage = process.cpuUsage();
-  return (usage.user + usage.system) / 1000;
-};
-
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const port = await freePort();
@@ -65,7 +60,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < SEQUENTIAL; i++) sequential.push(await run());
     sequential.sort((a, b) => a - b);
     const serverBefore = procStat(server.process.pid!)!.cpuMs;
-    const ownBefore = ownCpuMs();
+    const ownBefore = procStat(process.pid)!.cpuMs;
     const startedAt = performance.now();
     let left = PARALLEL;
     await Promise.all(
@@ -75,7 +70,7 @@ async function main(): Promise<void> {
     );
     const seconds = (performance.now() - startedAt) / 1000;
     const serverMs = (procStat(server.process.pid!)!.cpuMs - serverBefore) / PARALLEL;
-    const ownMs = (ownCpuMs() - ownBefore) / PARALLEL;
+    const ownMs = (procStat(process.pid)!.cpuMs - ownBefore) / PARALLEL;
     const p50 = percentile(sequential, 50);
     console.log(`a workflow with one empty activity, nothing of the service (dev server in memory):`);
     console.log(`concurrency 1: p50 ${fmt(p50)} ms  p95 ${fmt(percentile(sequential, 95))} ms  (n=${SEQUENTIAL})`);
