@@ -4,6 +4,8 @@ export interface EventuallyOptions {
   timeoutMs: number;
   /** Pause between two checks; small, since conditions here are cheap reads of local state. */
   intervalMs?: number;
+  /** An error that no later check can undo (the process awaited has exited): thrown at once. */
+  stopOn?: (err: unknown) => boolean;
 }
 
 type Truthy<T> = Exclude<T, false | 0 | '' | null | undefined>;
@@ -15,7 +17,7 @@ type Truthy<T> = Exclude<T, false | 0 | '' | null | undefined>;
  */
 export async function eventually<T>(
   condition: () => T | Promise<T>,
-  { what, timeoutMs, intervalMs = 20 }: EventuallyOptions,
+  { what, timeoutMs, intervalMs = 20, stopOn }: EventuallyOptions,
 ): Promise<Truthy<T>> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
@@ -24,6 +26,7 @@ export async function eventually<T>(
       const value = await condition();
       if (value) return value as Truthy<T>;
     } catch (err) {
+      if (stopOn?.(err)) throw err;
       lastError = err;
     }
     if (Date.now() >= deadline) {

@@ -1,6 +1,6 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -67,10 +67,15 @@ export async function startNpmStart(name: string, extraEnv: NodeJS.ProcessEnv): 
   const apiUp = async (timeoutMs: number): Promise<void> => {
     await eventually(
       async () => {
-        if (launcher.exitCode !== null) throw new Error(`npm start exited with code ${launcher.exitCode}`);
+        if (launcher.exitCode !== null) throw new LauncherExited(launcher.exitCode, await tail(logFile));
         return (await fetch(`${origin}/healthz`)).ok;
       },
-      { what: `the API of the npm start stack (see ${path.relative(root, logFile)})`, timeoutMs, intervalMs: 100 },
+      {
+        what: `the API of the npm start stack (see ${path.relative(root, logFile)})`,
+        timeoutMs,
+        intervalMs: 100,
+        stopOn: (err) => err instanceof LauncherExited,
+      },
     );
   };
 
@@ -122,6 +127,21 @@ export async function startNpmStart(name: string, extraEnv: NodeJS.ProcessEnv): 
     adminJson,
     stop,
   };
+}
+
+/** The launcher is gone: no wait brings its API up, and its last lines say why (CI keeps no files). */
+class LauncherExited extends Error {
+  constructor(code: number, lastLines: string) {
+    super(`npm start exited with code ${code}; the end of its output:\n${lastLines}`);
+    this.name = 'LauncherExited';
+  }
+}
+
+const TAIL_LINES = 40;
+
+async function tail(file: string): Promise<string> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  return text.trimEnd().split('\n').slice(-TAIL_LINES).join('\n');
 }
 
 /**
