@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import NodeEnvironment from 'jest-environment-node';
 
@@ -11,22 +11,25 @@ type EnvironmentArgs = ConstructorParameters<typeof NodeEnvironment>;
  * an e2e file with a stack of its own (`@stack own`, listed by jest.config.js in
  * `testEnvironmentOptions.ownStackFiles`). The turn is held from before the file's first hook to
  * after its last: a file created exclusively (TEST_TURN_FILE, named by the global setup) that
- * holds its holder's process id, so a holder that died leaves it to the next file.
+ * holds its holder's process id and test file, so a holder that died leaves it to the next file,
+ * and one that holds it longer than any file runs is named and passed by.
  */
 export default class SharedStackEnvironment extends NodeEnvironment {
   private readonly turnFile?: string;
+  private readonly testFile: string;
   private holding = false;
 
   constructor(config: EnvironmentArgs[0], context: EnvironmentArgs[1]) {
     super(config, context);
     const own = (config.projectConfig.testEnvironmentOptions.ownStackFiles ?? []) as string[];
     if (!own.includes(path.basename(context.testPath))) this.turnFile = process.env.TEST_TURN_FILE;
+    this.testFile = path.relative(config.globalConfig.rootDir, context.testPath);
   }
 
   override async setup(): Promise<void> {
     await super.setup();
     if (this.turnFile) {
-      await takeTurn(this.turnFile);
+      await takeTurn(this.turnFile, this.testFile);
       this.holding = true;
     }
   }
@@ -41,28 +44,49 @@ export default class SharedStackEnvironment extends NodeEnvironment {
 }
 
 const POLL_MS = 100;
+/**
+ * Past this, a holder is stuck, not slow: the longest e2e file runs about 9 minutes (replayRetry
+ * on the cluster). Waiting on it for good would hang the run to CI's limit with nothing to show.
+ */
+export const TURN_HELD_AT_MOST_MS = 20 * 60_000;
 
-async function takeTurn(file: string): Promise<void> {
+export async function takeTurn(file: string, testFile: string, heldAtMostMs = TURN_HELD_AT_MOST_MS): Promise<void> {
   for (;;) {
     try {
       const fd = openSync(file, 'wx');
-      writeSync(fd, String(process.pid));
+      writeSync(fd, `${process.pid} ${testFile}`);
       closeSync(fd);
       return;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
-    if (!alive(holderOf(file))) rmSync(file, { force: true });
+    const holder = holderOf(file);
+    if (!alive(holder.pid)) rmSync(file, { force: true });
+    else if (holder.forMs > heldAtMostMs) {
+      console.error(
+        `${testFile}: the shared stack's turn has been held by ${holder.testFile} (pid ${holder.pid}) for ` +
+          `${Math.round(holder.forMs / 60_000)} min, longer than any file runs; taking it`,
+      );
+      rmSync(file, { force: true });
+    }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
 
-/** The process id in the turn file; 0 when it is empty (its holder is writing it) or gone. */
-function holderOf(file: string): number {
+interface Holder {
+  /** 0 when the file is empty (its holder is writing it) or gone. */
+  pid: number;
+  testFile: string;
+  forMs: number;
+}
+
+function holderOf(file: string): Holder {
   try {
-    return Number(readFileSync(file, 'utf8'));
+    const forMs = Date.now() - statSync(file).mtimeMs;
+    const [pid, testFile = ''] = readFileSync(file, 'utf8').split(' ');
+    return { pid: Number(pid), testFile, forMs };
   } catch {
-    return 0;
+    return { pid: 0, testFile: '', forMs: 0 };
   }
 }
 
