@@ -93,6 +93,7 @@ module.exports = {
   // stack of its own, whose waits on timers, streams and browsers leave the cores room.
   maxWorkers: 2,
   testSequencer: '<rootDir>/test/support/testOrder.js',
+  reporters: ['default', '<rootDir>/test/support/runningFiles.js'],
   // The cluster run passed 245/245 and then did not exit: a handle some e2e file leaves open (not
   // yet found) kept Jest alive after the stack was torn down, and CI would have waited to its limit.
   // The stack's teardown runs first either way; finding the handle is noted for the next stop.
