@@ -5,7 +5,7 @@ import { runSettlement } from '../src/billing/settlement';
 import { Store } from '../src/billing/store';
 import { RequestCounter } from '../src/limits/requestCounter';
 import { spawnChild, waitUntil, type Child } from '../src/stack/children';
-import { freePort } from '../src/stack/devServer';
+import { freePort } from '../src/stack/ports';
 import { testDataConverter } from '../test/support/payloadKeys';
 import { startPostgresServer, type PostgresServer } from '../test/support/postgresServer';
 import { startStack, stopStack, type Stack } from '../test/support/localStack';

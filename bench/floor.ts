@@ -1,6 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { freePort, startDevServer } from '../src/stack/devServer';
+import { startDevServer } from '../src/stack/devServer';
+import { freePort } from '../src/stack/ports';
 import { findTemporalCli } from '../src/stack/temporalCli';
 import { fmt, percentile } from './common';
 import { FLOOR_ACTIVITY_QUEUE, type FloorActivities } from './floorWorkflow';

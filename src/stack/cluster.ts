@@ -16,10 +16,9 @@ import {
   type ServiceSpec,
   type SetupStep,
 } from './clusterTopology';
-import { freePort } from './devServer';
 import { keptSecret } from './keptSecret';
 import { initPostgres, postgresAccount, postgresReady } from './postgres';
-import { canListen, refuseTakenPorts } from './ports';
+import { canListen, freePort, refuseTakenPorts } from './ports';
 import type { Supervisor } from './supervisor';
 
 const run = promisify(execFile);

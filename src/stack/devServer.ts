@@ -1,4 +1,3 @@
-import net from 'node:net';
 import { Connection } from '@temporalio/client';
 import { registerSearchAttributes } from '../temporal/registerSearchAttributes';
 import { SEARCH_ATTRIBUTES, searchAttributeCliType } from '../temporal/searchAttributes';
@@ -87,18 +86,4 @@ export async function startDevServer(options: DevServerOptions): Promise<Child> 
     throw err;
   }
   return server;
-}
-
-/** A port the OS says is free right now. */
-export async function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, host, () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }

@@ -39,3 +39,17 @@ export async function refuseTakenPorts(ports: WantedPort[]): Promise<void> {
   for (const { port, host, setting, what } of ports)
     if (port !== 0 && !(await canListen(host, port))) throw new PortTakenError(setting, port, what);
 }
+
+/** A port the OS says is free right now. */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}

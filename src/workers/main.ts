@@ -6,7 +6,7 @@ import { modelProblem } from '../operations/availability';
 import { runMain } from '../config/runMain';
 import { createLogger, temporalLogger } from '../telemetry/logger';
 import { createWorkerMetrics, type WorkerMetrics } from '../telemetry/metrics/workerMetrics';
-import { freePort } from '../stack/devServer';
+import { freePort } from '../stack/ports';
 import { connectionOptions } from '../temporal/connection';
 import { createBrowserWorkers } from './browserWorker';
 import { lowerCpuPriority, niceForRoles } from './cpuPriority';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { spawnChild, waitUntil, type Child } from '../../src/stack/children';
-import { freePort } from '../../src/stack/devServer';
+import { freePort } from '../../src/stack/ports';
 import { Store } from '../../src/billing/store';
 import { CREDITS } from '../../src/temporal/searchAttributes';
 import { apiUrls } from '../support/api';

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../src/stack/devServer';
+import { freePort } from '../../src/stack/ports';
 import { startFixtureServer, type FixtureServer } from '../support/fixtureServer';
 import { FIXTURE_HOST } from '../support/localStack';
 import { eventually } from '../support/eventually';

@@ -6,7 +6,7 @@ import { Store } from '../../src/billing/store';
 import { closeBackend, limitBackend, type LimitBackend } from '../../src/limits/backend';
 import { RequestCounter } from '../../src/limits/requestCounter';
 import { streamSlots } from '../../src/limits/streamSlots';
-import { freePort } from '../../src/stack/devServer';
+import { freePort } from '../../src/stack/ports';
 import { eventually } from '../support/eventually';
 import { projectRoot } from '../support/localStack';
 import { startPostgresServer } from '../support/postgresServer';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { ulid } from 'ulid';
 import { Store } from '../../src/billing/store';
-import { freePort } from '../../src/stack/devServer';
+import { freePort } from '../../src/stack/ports';
 import { post, stackSetting } from '../support/api';
 import { eventually } from '../support/eventually';
 import { html, startFixtureServer, type FixtureServer } from '../support/fixtureServer';

@@ -1,6 +1,6 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
-import { freePort } from '../../src/stack/devServer';
+import { freePort } from '../../src/stack/ports';
 
 /**
  * Listeners on loopback, TCP and UDP, IPv4 and IPv6, on one port, that record whatever arrives:

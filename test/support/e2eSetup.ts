@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config';
-import { freePort } from '../../src/stack/devServer';
+import { freePort } from '../../src/stack/ports';
 import { startStack, testTopology, type Stack } from './localStack';
 import { ensurePrerequisites } from './prerequisites';
 import { pythonWithClient } from './pythonClient';

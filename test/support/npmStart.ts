@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { embeddedStoreUrl } from '../../src/billing/embeddedStore';
-import { freePort } from '../../src/stack/devServer';
+import { freePort } from '../../src/stack/ports';
 import { eventually } from './eventually';
 import { projectRoot } from './localStack';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { spawnChild, waitUntil } from '../../src/stack/children';
 import { findPostgresBinDir } from '../../src/stack/clusterBinaries';
 import { POSTGRES_USER } from '../../src/stack/clusterTopology';
-import { freePort } from '../../src/stack/devServer';
+import { freePort } from '../../src/stack/ports';
 import { initPostgres, postgresAccount, postgresReady } from '../../src/stack/postgres';
 
 export interface PostgresServer {

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { spawnChild, waitUntil } from '../../src/stack/children';
-import { freePort } from '../../src/stack/devServer';
+import { freePort } from '../../src/stack/ports';
 
 export interface RedisServer {
   /** `redis://127.0.0.1:<port>`. */

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { spawnChild, waitUntil, type Child } from '../../src/stack/children';
-import { freePort } from '../../src/stack/devServer';
+import { freePort } from '../../src/stack/ports';
 
 const API_MAIN = path.resolve(__dirname, '..', '..', 'dist', 'src', 'api', 'main.js');
 
