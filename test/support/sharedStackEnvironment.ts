@@ -38,7 +38,7 @@ export default class SharedStackEnvironment extends NodeEnvironment {
     try {
       await super.teardown();
     } finally {
-      if (this.holding) rmSync(this.turnFile!, { force: true });
+      if (this.holding) giveBackTurn(this.turnFile!, this.testFile);
     }
   }
 }
@@ -71,6 +71,12 @@ export async function takeTurn(file: string, testFile: string, heldAtMostMs = TU
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
+}
+
+/** Removes the turn file if it is still this holder's: one passed by as stuck has no turn to give. */
+export function giveBackTurn(file: string, testFile: string): void {
+  const holder = holderOf(file);
+  if (holder.pid === process.pid && holder.testFile === testFile) rmSync(file, { force: true });
 }
 
 interface Holder {

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { takeTurn } from '../support/sharedStackEnvironment';
+import { giveBackTurn, takeTurn } from '../support/sharedStackEnvironment';
 
 /** The turn the e2e files on the shared stack take (test/support/sharedStackEnvironment.ts). */
 describe('takeTurn', () => {
@@ -40,5 +40,15 @@ describe('takeTurn', () => {
       expect.stringContaining(`held by test/e2e/stuck.test.ts (pid ${process.ppid}) for 1 min`),
     );
     errors.mockRestore();
+  });
+
+  it('gives back its own turn, and leaves the turn of a file that passed it by', async () => {
+    const file = turnFile();
+    await takeTurn(file, 'test/e2e/slow.test.ts');
+    writeFileSync(file, `${process.pid} test/e2e/next.test.ts`);
+    giveBackTurn(file, 'test/e2e/slow.test.ts');
+    expect(readFileSync(file, 'utf8')).toBe(`${process.pid} test/e2e/next.test.ts`);
+    giveBackTurn(file, 'test/e2e/next.test.ts');
+    expect(existsSync(file)).toBe(false);
   });
 });
