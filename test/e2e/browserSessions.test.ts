@@ -30,6 +30,13 @@ const LIMIT = 2;
 const IDLE_MS = 60_000;
 const QUEUE = 'test-session-queue';
 const UNSAFE: FirewallRules = { enabled: false, trustedHostnames: [] };
+/**
+ * What "in bounded time" allows beyond a bound of the layer's own (an action's 5 s, a navigation's
+ * 15 s): this file runs beside others on two cores, where 9 s was once too few for a 5 s click. A
+ * stall would run to the step's 90 s, and each failure's message names the bound that ended it.
+ */
+const BUSY_MACHINE_MS = 25_000;
+const within = (boundMs: number): number => boundMs + BUSY_MACHINE_MS;
 
 const FORM_PAGE = `<!doctype html><html><head><title>Shop</title></head><body>
 <h1>Shop</h1>
@@ -311,7 +318,7 @@ describe('browser sessions', () => {
     const started = Date.now();
     const hidden = await act('s-missing', { type: 'click', ref: vanish });
     expect(hidden).toMatchObject({ success: false, error: expect.stringMatching(/Timeout 5000ms/) });
-    expect(Date.now() - started).toBeLessThan(9_000);
+    expect(Date.now() - started).toBeLessThan(within(5_000));
     await close('s-missing');
   });
 
@@ -323,18 +330,18 @@ describe('browser sessions', () => {
       success: true,
       url: site.url('/busy'),
     });
-    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(Date.now() - started).toBeLessThan(within(5_000));
     started = Date.now();
     const seen = await observe('s-busy', true);
     // Either what the page showed before it froze, or word that it did not answer: never a stalled step.
     expect(seen.url).toBe(site.url('/busy'));
-    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(Date.now() - started).toBeLessThan(within(5_000));
     started = Date.now();
     expect(await act('s-busy', { type: 'click', ref: freeze })).toMatchObject({ url: site.url('/busy') });
-    expect(Date.now() - started).toBeLessThan(14_000);
+    expect(Date.now() - started).toBeLessThan(within(10_000));
     started = Date.now();
     await close('s-busy');
-    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(Date.now() - started).toBeLessThan(within(0));
   });
 
   it('fails an extract on a page whose script holds its main thread as a step, in bounded time', async () => {
@@ -347,14 +354,14 @@ describe('browser sessions', () => {
     const failed = failureOf(await run(steps.readPageText, { sessionId: 's-busy-read' }).catch((err: unknown) => err));
     expect(failed).toMatchObject({ type: STEP_FAILED, nonRetryable: true });
     expect(failed.message).toBe('reading the page took longer than 5 s');
-    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(Date.now() - started).toBeLessThan(within(5_000));
     await close('s-busy-read');
   });
 
   it('opens a session whose start page never loads, with the error, within one navigation bound', async () => {
     const started = Date.now();
     const opened = await open('s-never', site.url('/never'));
-    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(Date.now() - started).toBeLessThan(within(15_000));
     expect(opened.startError).toMatch(/^opening http:\/\/[^ ]+\/never: Timeout 15000ms exceeded/);
     expect(sessions.holds('s-never')).toBe(true);
     expect(await act('s-never', { type: 'navigate', url: site.url('/second') })).toMatchObject({
