@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import NodeEnvironment from 'jest-environment-node';
 
@@ -50,8 +50,16 @@ const POLL_MS = 100;
  */
 export const TURN_HELD_AT_MOST_MS = 20 * 60_000;
 
+/**
+ * How long a worker that has just given the turn back leaves it to the others: its next file's
+ * setup comes within milliseconds, before a waiter's next look, so without this pause one worker
+ * took every turn in a row while a file in the other waited 14 minutes (a cluster run).
+ */
+const GIVEN_BACK_PAUSE_MS = 3 * POLL_MS;
+
 export async function takeTurn(file: string, testFile: string, heldAtMostMs = TURN_HELD_AT_MOST_MS): Promise<void> {
-  for (;;) {
+  for (; ; await new Promise((resolve) => setTimeout(resolve, POLL_MS))) {
+    if (justGivenBackHere(file)) continue;
     try {
       const fd = openSync(file, 'wx');
       writeSync(fd, `${process.pid} ${testFile}`);
@@ -69,14 +77,30 @@ export async function takeTurn(file: string, testFile: string, heldAtMostMs = TU
       );
       rmSync(file, { force: true });
     }
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
 
 /** Removes the turn file if it is still this holder's: one passed by as stuck has no turn to give. */
 export function giveBackTurn(file: string, testFile: string): void {
   const holder = holderOf(file);
-  if (holder.pid === process.pid && holder.testFile === testFile) rmSync(file, { force: true });
+  if (holder.pid !== process.pid || holder.testFile !== testFile) return;
+  writeFileSync(givenBackFile(file), String(process.pid));
+  rmSync(file, { force: true });
+}
+
+/** Who gave the turn back last: removed with the turn file by the global teardown. */
+export const givenBackFile = (file: string): string => `${file}.given-back`;
+
+function justGivenBackHere(file: string): boolean {
+  try {
+    const givenBack = givenBackFile(file);
+    return (
+      Date.now() - statSync(givenBack).mtimeMs < GIVEN_BACK_PAUSE_MS &&
+      Number(readFileSync(givenBack, 'utf8')) === process.pid
+    );
+  } catch {
+    return false;
+  }
 }
 
 interface Holder {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { giveBackTurn, takeTurn } from '../support/sharedStackEnvironment';
+import { giveBackTurn, givenBackFile, takeTurn } from '../support/sharedStackEnvironment';
 
 /** The turn the e2e files on the shared stack take (test/support/sharedStackEnvironment.ts). */
 describe('takeTurn', () => {
@@ -50,5 +50,20 @@ describe('takeTurn', () => {
     expect(readFileSync(file, 'utf8')).toBe(`${process.pid} test/e2e/next.test.ts`);
     giveBackTurn(file, 'test/e2e/next.test.ts');
     expect(existsSync(file)).toBe(false);
+  });
+
+  it('leaves a turn it gave back to the others for a moment, not one another process gave back', async () => {
+    const file = turnFile();
+    await takeTurn(file, 'test/e2e/first.test.ts');
+    giveBackTurn(file, 'test/e2e/first.test.ts');
+    let started = Date.now();
+    await takeTurn(file, 'test/e2e/second.test.ts');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+
+    giveBackTurn(file, 'test/e2e/second.test.ts');
+    writeFileSync(givenBackFile(file), String(process.ppid));
+    started = Date.now();
+    await takeTurn(file, 'test/e2e/third.test.ts');
+    expect(Date.now() - started).toBeLessThan(250);
   });
 });
