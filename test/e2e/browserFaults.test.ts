@@ -68,7 +68,9 @@ function procText(path: string): string {
 /**
  * The shared stack's Chromium: each browser a worker launched (its command line carries the pool's
  * `--webloom-browser=` marker) and the renderers under it. Found among the descendants of the
- * process that started the stack, so no other stack's browser on this machine is touched.
+ * process that started the stack, leaving out Jest's workers, so no other stack's browser on this
+ * machine is touched: not even one of the `npm start` stacks that files running beside this one
+ * start from their Jest worker, another child of that process.
  */
 function stackChromium(): { browsers: number[]; renderers: number[] } {
   const parentOf = new Map<number, number>();
@@ -81,15 +83,16 @@ function stackChromium(): { browsers: number[]; renderers: number[] } {
   const root = parentOf.get(apiPid) ?? process.pid;
   const childrenOf = new Map<number, number[]>();
   for (const [pid, ppid] of parentOf) childrenOf.set(ppid, [...(childrenOf.get(ppid) ?? []), pid]);
+  const args = (pid: number) => procText(`/proc/${pid}/cmdline`).split(/[\0 ]/);
+  const jestWorker = (pid: number) => args(pid).some((arg) => /\/jest-worker\/build\/.*processChild\.js$/.test(arg));
   const descendants = (pid: number): number[] => {
     const found: number[] = [];
     for (let next = [pid]; next.length > 0;) {
-      next = next.flatMap((p) => childrenOf.get(p) ?? []);
+      next = next.flatMap((p) => childrenOf.get(p) ?? []).filter((child) => !jestWorker(child));
       found.push(...next);
     }
     return found;
   };
-  const args = (pid: number) => procText(`/proc/${pid}/cmdline`).split(/[\0 ]/);
   const marked = (pid: number) => args(pid).some((arg) => arg.startsWith('--webloom-browser='));
   const browsers = descendants(root).filter((pid) => marked(pid) && !marked(parentOf.get(pid) ?? 0));
   const renderers = browsers.flatMap(descendants).filter((pid) => args(pid).includes('--type=renderer'));
