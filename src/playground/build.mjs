@@ -10,7 +10,8 @@ import { build } from 'esbuild';
 const require = createRequire(import.meta.url);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
-const out = path.join(root, 'dist', 'src', 'playground');
+// scripts/build.mjs names the directory it builds into.
+const out = process.argv[2] ?? path.join(root, 'dist', 'src', 'playground');
 
 /**
  * The JSON Schema meta-schemas the API checks a caller's schema against (src/structured/schema.ts),

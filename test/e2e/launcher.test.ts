@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -136,13 +136,26 @@ it.each(['npm', 'the launcher'])(
   async (victim) => {
     const log = `launcher-killed-${victim.replace(/\W/g, '-')}.log`;
     const { launcher, output } = await launch('npm', ['start'], log);
-    await eventually(
-      () => {
-        if (launcher.exitCode !== null) throw new Error(`npm start exited:\n${output()}`);
-        return output().includes('webloom is running');
-      },
-      { what: `npm start to come up (see data/test-logs/${log})`, timeoutMs: 240_000, intervalMs: 200 },
-    );
+    // npm start builds dist/ first, while other stacks (the shared one, the next file's) run from it.
+    const program = path.join(ROOT, 'dist', 'src', 'workers', 'main.js');
+    let looks = 0;
+    let missing = 0;
+    const watching = setInterval(() => {
+      looks++;
+      if (!existsSync(program)) missing++;
+    }, 5);
+    try {
+      await eventually(
+        () => {
+          if (launcher.exitCode !== null) throw new Error(`npm start exited:\n${output()}`);
+          return output().includes('webloom is running');
+        },
+        { what: `npm start to come up (see data/test-logs/${log})`, timeoutMs: 240_000, intervalMs: 200 },
+      );
+    } finally {
+      clearInterval(watching);
+    }
+    expect({ looks: looks > 100, missing }).toEqual({ looks: true, missing: 0 });
     // Asked once, at once: the banner promises a stack that serves now, not one that will soon.
     const ready = await fetch(`http://127.0.0.1:${env.PORT}/ready`);
     expect({ status: ready.status, body: await ready.json() }).toMatchObject({ status: 200 });
