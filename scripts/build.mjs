@@ -23,17 +23,27 @@ if (!tsconfig) {
 }
 
 const staging = await mkdtemp(path.join(root, '.dist-build-'));
+
+/**
+ * Two renames: the old directory is missing only between them, for microseconds. Another build
+ * moving its own in between them makes the second fail (the place is taken again): then again.
+ */
+async function moveIn(entry, tries = 3) {
+  const target = path.join(dist, entry);
+  try {
+    if (existsSync(target)) await rename(target, path.join(staging, `${entry}.replaced-${tries}`));
+    await rename(path.join(staging, entry), target);
+  } catch (err) {
+    if (tries === 1 || !['ENOTEMPTY', 'EEXIST', 'ENOENT'].includes(err.code)) throw err;
+    await moveIn(entry, tries - 1);
+  }
+}
 try {
   const run = (script, ...args) => execFileSync(process.execPath, [script, ...args], { cwd: root, stdio: 'inherit' });
   run(require.resolve('typescript/bin/tsc'), '-p', tsconfig, '--outDir', staging);
   run(path.join(root, 'src', 'playground', 'build.mjs'), path.join(staging, 'src', 'playground'));
   await mkdir(dist, { recursive: true });
-  for (const entry of await readdir(staging)) {
-    const target = path.join(dist, entry);
-    // Two renames: the old directory is missing only between them, for microseconds.
-    if (existsSync(target)) await rename(target, path.join(staging, `${entry}.replaced`));
-    await rename(path.join(staging, entry), target);
-  }
+  for (const entry of await readdir(staging)) await moveIn(entry);
 } catch (err) {
   // tsc has printed its errors; its exit status is the build's.
   process.exitCode = typeof err.status === 'number' ? err.status : 1;
