@@ -2,7 +2,7 @@ const { mkdirSync, rmSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 const { setInterval, clearInterval } = require('node:timers');
 
-/** A file running this long is stuck, not slow: the longest runs about 9 minutes. */
+/** A file running this long is stuck, not slow (or waited that long for the shared stack's turn). */
 const STUCK_AFTER_MS = 15 * 60_000;
 const CHECK_MS = 60_000;
 

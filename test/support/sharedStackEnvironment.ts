@@ -45,10 +45,10 @@ export default class SharedStackEnvironment extends NodeEnvironment {
 
 const POLL_MS = 100;
 /**
- * Past this, a holder is stuck, not slow: the longest e2e file runs about 9 minutes (replayRetry
- * on the cluster). Waiting on it for good would hang the run to CI's limit with nothing to show.
+ * Past this, a holder is stuck, not slow: no e2e file runs half as long. Waiting on it for good
+ * would hang the run to CI's limit with nothing to show.
  */
-export const TURN_HELD_AT_MOST_MS = 20 * 60_000;
+const TURN_HELD_AT_MOST_MS = 20 * 60_000;
 
 /**
  * How long a worker that has just given the turn back leaves it to the others: its next file's
