@@ -82,12 +82,35 @@ describe('Dockerfile', () => {
         'package.json',
         'package.json',
         'patches',
+        'scripts/build.mjs',
         'src',
         'tsconfig.build.json',
         'tsconfig.json',
       ].sort(),
     );
     expect(ofKeyword(instructions, 'ADD')).toEqual([]);
+  });
+
+  it('gives the build stage every file npm run build names, in the context and copied', () => {
+    const script = (JSON.parse(readRepoFile('package.json')) as { scripts: Record<string, string> }).scripts.build!;
+    const files = script.split(/\s+/).filter((word) => /\.(m?js|json)$/.test(word));
+    expect(files.length).toBeGreaterThan(0);
+    const build = instructions.filter((i) => i.getRange().start.line < froms[1]!.getRange().start.line);
+    const copied = dockerfile
+      .getCOPYs()
+      .filter((copy) => build.includes(copy))
+      .flatMap((copy) =>
+        copy
+          .getArguments()
+          .slice(0, -1)
+          .map((arg) => arg.getValue()),
+      );
+    const allowed = readRepoFile('.dockerignore')
+      .split('\n')
+      .filter((line) => line.startsWith('!'))
+      .map((line) => line.slice(1).replace(/\/$/, ''));
+    const within = (file: string, paths: string[]) => paths.some((p) => file === p || file.startsWith(`${p}/`));
+    expect(files.filter((file) => !within(file, copied) || !within(file, allowed))).toEqual([]);
   });
 
   it('keeps the build context to what the image is made from', () => {
@@ -102,6 +125,7 @@ describe('Dockerfile', () => {
       '!package-lock.json',
       '!package.json',
       '!patches/',
+      '!scripts/build.mjs',
       '!src/',
       '!tsconfig.build.json',
       '!tsconfig.json',
