@@ -113,8 +113,11 @@ interface Holder {
 function holderOf(file: string): Holder {
   try {
     const forMs = Date.now() - statSync(file).mtimeMs;
-    const [pid, testFile = ''] = readFileSync(file, 'utf8').split(' ');
-    return { pid: Number(pid), testFile, forMs };
+    const text = readFileSync(file, 'utf8');
+    const space = text.indexOf(' ');
+    return space < 0
+      ? { pid: Number(text), testFile: '', forMs }
+      : { pid: Number(text.slice(0, space)), testFile: text.slice(space + 1), forMs };
   } catch {
     return { pid: 0, testFile: '', forMs: 0 };
   }
