@@ -61,13 +61,20 @@ export async function startNpmStart(name: string, extraEnv: NodeJS.ProcessEnv): 
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  launcher.stdout!.pipe(log);
-  launcher.stderr!.pipe(log);
+  // Neither stream ends the log: the other's last lines (a failed start's error) would be lost.
+  launcher.stdout!.pipe(log, { end: false });
+  launcher.stderr!.pipe(log, { end: false });
+  /** Once the launcher's output has been read to its end and written. */
+  const outputDone = new Promise<void>((resolve) => log.once('close', () => resolve()));
+  launcher.once('close', () => log.end());
 
   const apiUp = async (timeoutMs: number): Promise<void> => {
     await eventually(
       async () => {
-        if (launcher.exitCode !== null) throw new LauncherExited(launcher.exitCode, await tail(logFile));
+        if (launcher.exitCode !== null) {
+          await outputDone;
+          throw new LauncherExited(launcher.exitCode, await tail(logFile));
+        }
         return (await fetch(`${origin}/healthz`)).ok;
       },
       {
