@@ -29,7 +29,8 @@ import { listEventsQuery } from '../../src/events/messages';
 
 const QUEUE_PREFIX = 'events-test';
 const HEARTBEAT_MS = 300;
-const GRACE_MS = 2000;
+/** Long enough that a client away for a quarter of it is back in time on a busy machine (2 s was not, once). */
+const GRACE_MS = 4000;
 // Temporal's timers fire on whole seconds here, so a scripted step with a delay takes about a second.
 
 let client: Client;
@@ -335,7 +336,7 @@ describe('event streams', () => {
     await first.until((s) => s.events.length >= 2);
     first.abort();
     // Away for part of the grace period is the point: the run must still be there when the client is back.
-    await new Promise((resolve) => setTimeout(resolve, GRACE_MS / 2));
+    await new Promise((resolve) => setTimeout(resolve, GRACE_MS / 4));
     const second = await resume(`${baseA}/v1`, runId, first.events.at(-1)!.id);
     await second.finished;
     expect(second.events.at(-1)!.event).toBe('complete');
