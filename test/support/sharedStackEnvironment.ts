@@ -92,17 +92,11 @@ export function giveBackTurn(file: string, testFile: string): void {
 export const givenBackFile = (file: string): string => `${file}.given-back`;
 
 function justGivenBackHere(file: string): boolean {
-  try {
-    const givenBack = givenBackFile(file);
-    return (
-      Date.now() - statSync(givenBack).mtimeMs < GIVEN_BACK_PAUSE_MS &&
-      Number(readFileSync(givenBack, 'utf8')) === process.pid
-    );
-  } catch {
-    return false;
-  }
+  const giver = holderOf(givenBackFile(file));
+  return giver.pid === process.pid && giver.forMs < GIVEN_BACK_PAUSE_MS;
 }
 
+/** Who wrote a turn file (or the given-back file, which holds only a pid), and how long ago. */
 interface Holder {
   /** 0 when the file is empty (its holder is writing it) or gone. */
   pid: number;
